@@ -1,0 +1,46 @@
+# kbgp — the two commands a newcomer needs are `make lab` and `make test`.
+
+GO             ?= go
+CONTROLLER_GEN := $(GO) tool controller-gen
+BIN            := bin
+
+.PHONY: all
+all: build
+
+.PHONY: build
+build: ## Build the kbgp binary into bin/.
+	$(GO) build -o $(BIN)/kbgp ./cmd/kbgp
+
+.PHONY: generate
+generate: ## Generate deepcopy code for the API types.
+	$(CONTROLLER_GEN) object paths=./api/...
+
+.PHONY: manifests
+manifests: ## Generate the CRDs into config/crd/bases.
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+
+.PHONY: verify
+verify: ## Regenerate and fail if generated files were stale.
+	hack/verify-generated.sh
+
+.PHONY: lint
+lint: ## gofmt and go vet.
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+.PHONY: deps
+deps: ## Install test dependencies and build the envtest assets (idempotent).
+	hack/test-deps.sh
+
+.PHONY: test
+test: lint verify ## Everything that must pass: deps, lint, generated code, all test layers.
+	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -race -count=1 ./...
+
+.PHONY: lab
+lab: build ## Run the whole system on this machine (kbgp lab).
+	$(BIN)/kbgp lab
+
+.PHONY: help
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-10s %s\n", $$1, $$2}'

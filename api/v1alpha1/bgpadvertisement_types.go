@@ -1,0 +1,142 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// BGPAdvertisementSpec lists what to announce and with which path attributes.
+type BGPAdvertisementSpec struct {
+	// Advertisements are the prefix sources with their attributes.
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Advertisements []Advertisement `json:"advertisements"`
+}
+
+// AdvertisementType is the source of the advertised prefixes.
+// +kubebuilder:validation:Enum=PodCIDR;Service
+type AdvertisementType string
+
+// Advertisement types.
+const (
+	// AdvertisementPodCIDR announces the node's spec.podCIDRs (both families).
+	AdvertisementPodCIDR AdvertisementType = "PodCIDR"
+	// AdvertisementService announces Service addresses as host routes.
+	AdvertisementService AdvertisementType = "Service"
+)
+
+// Advertisement is one source of prefixes and the attributes they carry.
+//
+// +kubebuilder:validation:XValidation:rule="self.advertisementType == 'Service' ? has(self.service) : !has(self.service)",message="service is required when advertisementType is Service and not allowed otherwise"
+// +kubebuilder:validation:XValidation:rule="self.advertisementType == 'Service' || !has(self.selector)",message="selector applies to Services only: not allowed when advertisementType is PodCIDR"
+type Advertisement struct {
+	// AdvertisementType is PodCIDR or Service.
+	AdvertisementType AdvertisementType `json:"advertisementType"`
+
+	// Service says which addresses of the selected Services are announced. Required
+	// exactly when AdvertisementType is Service.
+	// +optional
+	Service *ServiceAdvertisement `json:"service,omitempty"`
+
+	// Selector selects Services by label; the pseudo-labels kbgp.io/service-name and
+	// kbgp.io/service-namespace match a Service's name and namespace. Nil selects every
+	// Service.
+	// +optional
+	Selector *LabelSelector `json:"selector,omitempty"`
+
+	// Attributes are the path attributes set on the announced prefixes.
+	// +optional
+	Attributes *BGPAttributes `json:"attributes,omitempty"`
+}
+
+// ServiceAddressType names one kind of Service address.
+// +kubebuilder:validation:Enum=LoadBalancerIP;ClusterIP;ExternalIP
+type ServiceAddressType string
+
+// Service address types.
+const (
+	// ServiceLoadBalancerIP is status.loadBalancer.ingress[].ip of LoadBalancer Services
+	// whose loadBalancerClass is unset or kbgp.io/bgp.
+	ServiceLoadBalancerIP ServiceAddressType = "LoadBalancerIP"
+	// ServiceClusterIP is spec.clusterIPs of non-headless Services.
+	ServiceClusterIP ServiceAddressType = "ClusterIP"
+	// ServiceExternalIP is spec.externalIPs.
+	ServiceExternalIP ServiceAddressType = "ExternalIP"
+)
+
+// ServiceAdvertisement selects which addresses of a Service are announced.
+type ServiceAdvertisement struct {
+	// Addresses are the kinds of Service address announced, each as a /32 or /128.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	Addresses []ServiceAddressType `json:"addresses"`
+}
+
+// BGPAttributes are path attributes set on announced prefixes.
+type BGPAttributes struct {
+	// Communities are added to the announced paths.
+	// +optional
+	Communities *BGPCommunities `json:"communities,omitempty"`
+
+	// LocalPreference is sent to iBGP peers only.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4294967295
+	LocalPreference *int64 `json:"localPreference,omitempty"`
+}
+
+// BGPCommunities are the communities added to announced paths.
+type BGPCommunities struct {
+	// Standard communities (RFC 1997) as "ASN:value", each part 0..65535.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	Standard []StandardCommunity `json:"standard,omitempty"`
+
+	// Large communities (RFC 8092) as "a:b:c", each part 0..4294967295.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	Large []LargeCommunity `json:"large,omitempty"`
+
+	// WellKnown communities by name.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=6
+	WellKnown []WellKnownCommunity `json:"wellKnown,omitempty"`
+}
+
+// StandardCommunity is an RFC 1997 community written "ASN:value".
+// +kubebuilder:validation:MaxLength=11
+// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,5}:[0-9]{1,5}$') && self.split(':').all(p, int(p) <= 65535)",message="standard community must be ASN:value with each part 0..65535, e.g. 65001:100"
+type StandardCommunity string
+
+// LargeCommunity is an RFC 8092 large community written "a:b:c".
+// +kubebuilder:validation:MaxLength=32
+// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,10}:[0-9]{1,10}:[0-9]{1,10}$') && self.split(':').all(p, int(p) <= 4294967295)",message="large community must be a:b:c with each part 0..4294967295, e.g. 65001:1:2"
+type LargeCommunity string
+
+// WellKnownCommunity is a well-known community by name.
+// +kubebuilder:validation:Enum=no-export;no-advertise;no-export-subconfed;no-peer;blackhole;graceful-shutdown
+type WellKnownCommunity string
+
+// BGPAdvertisement says which prefixes to announce and with which attributes. Peer
+// configs select advertisements by label, per address family.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=bgpadv,categories=kbgp
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BGPAdvertisement struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec BGPAdvertisementSpec `json:"spec"`
+}
+
+// BGPAdvertisementList is a list of BGPAdvertisement.
+//
+// +kubebuilder:object:root=true
+type BGPAdvertisementList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BGPAdvertisement `json:"items"`
+}

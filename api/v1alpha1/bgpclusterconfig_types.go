@@ -1,0 +1,148 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// BGPClusterConfigSpec is the cluster-wide BGP intent for the nodes it selects.
+type BGPClusterConfigSpec struct {
+	// NodeSelector selects the nodes this configuration applies to. Nil or empty
+	// selects every node.
+	// +optional
+	NodeSelector *LabelSelector `json:"nodeSelector,omitempty"`
+
+	// BGPInstances are the BGP speakers every selected node runs, one per local ASN.
+	// +listType=map
+	// +listMapKey=localASN
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	BGPInstances []BGPInstance `json:"bgpInstances"`
+}
+
+// BGPInstance is one BGP speaker with its peers.
+type BGPInstance struct {
+	BGPInstanceSettings `json:",inline"`
+
+	// Peers are the BGP neighbours of this instance.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	Peers []BGPPeer `json:"peers,omitempty"`
+}
+
+// BGPInstanceSettings are the per-instance fields shared by the cluster config and the
+// rendered node config.
+type BGPInstanceSettings struct {
+	// LocalASN is the instance's autonomous system number (4-byte ASNs supported). It
+	// keys the instance: unique within the list.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	LocalASN int64 `json:"localASN"`
+
+	// RouterID is an IPv4 literal used as-is, or exactly one of the templates
+	// ${NODE_IP}, ${NODE_IPV4}, ${NODE_EXTERNAL_IP} or ${node.annotations['KEY']}.
+	// When unset the node's InternalIP IPv4 is used, else a hash of the node name
+	// into RouterIDPool. See docs/router-id.md.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="isIP(self) || self in ['${NODE_IP}', '${NODE_IPV4}', '${NODE_EXTERNAL_IP}'] || (self.startsWith(\"${node.annotations['\") && self.endsWith(\"']}\") && self.size() > 23)",message="routerID must be an IPv4 address or exactly one of ${NODE_IP}, ${NODE_IPV4}, ${NODE_EXTERNAL_IP}, ${node.annotations['KEY']}"
+	// +kubebuilder:validation:XValidation:rule="!isIP(self) || ip(self).family() == 4",message="routerID must be an IPv4 address, not IPv6"
+	// +kubebuilder:validation:XValidation:rule="!isIP(self) || ip(self).family() != 4 || (ip(self).isGlobalUnicast() && !cidr('224.0.0.0/4').containsIP(self))",message="routerID must not be a loopback, link-local, unspecified, multicast or broadcast address"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith(\"${node.annotations['\") || !self.endsWith(\"']}\") || self.size() <= 23 || (self.substring(20, self.size() - 3).matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$') && self.substring(20, self.size() - 3).split('/')[self.substring(20, self.size() - 3).split('/').size() - 1].size() <= 63)",message="routerID: the annotation key must be a Kubernetes annotation key: [DNS-subdomain prefix/]name, name at most 63 ASCII letters, digits, '-', '_' or '.'"
+	RouterID string `json:"routerID,omitempty"`
+
+	// RouterIDPool is the IPv4 CIDR that node-name hashes map into when no IPv4 router
+	// ID can be found. Prefix length at most /24. Use a distinct pool per cluster.
+	// +optional
+	// +kubebuilder:default="10.255.0.0/16"
+	// +kubebuilder:validation:MaxLength=18
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self) && cidr(self).ip().family() == 4",message="routerIDPool must be an IPv4 CIDR such as 10.255.0.0/16"
+	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || cidr(self).prefixLength() <= 24",message="routerIDPool must hold at least 256 addresses (prefix length /24 or shorter)"
+	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || cidr(self) == cidr(self).masked()",message="routerIDPool must not have host bits set (use the network address, e.g. 10.255.0.0/16)"
+	RouterIDPool string `json:"routerIDPool,omitempty"`
+
+	// LocalPort is the TCP port the instance listens on for incoming sessions. Unset:
+	// the instance does not listen and only dials out.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	LocalPort *int32 `json:"localPort,omitempty"`
+}
+
+// BGPPeer is one BGP neighbour of an instance.
+type BGPPeer struct {
+	// Name identifies the peer within its instance (a DNS label).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="name must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit"
+	Name string `json:"name"`
+
+	// PeerAddress is the neighbour's IPv4 or IPv6 address.
+	// +kubebuilder:validation:MaxLength=45
+	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="peerAddress must be an IPv4 or IPv6 address"
+	PeerAddress string `json:"peerAddress"`
+
+	// PeerASN is the neighbour's autonomous system number.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	PeerASN int64 `json:"peerASN"`
+
+	// VRF is the Linux VRF (or interface) the session's sockets are bound to. Empty
+	// means the default VRF.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][-A-Za-z0-9_.]*$')",message="vrf must be a Linux interface name: at most 15 characters from letters, digits, '-', '_' and '.'"
+	VRF string `json:"vrf,omitempty"`
+
+	// PeerConfigRef names the BGPPeerConfig holding this peer's transport, timers,
+	// families and advertisements. Without it the peer gets defaults and advertises
+	// nothing.
+	// +optional
+	PeerConfigRef *PeerConfigReference `json:"peerConfigRef,omitempty"`
+}
+
+// PeerConfigReference names a BGPPeerConfig.
+type PeerConfigReference struct {
+	// Name is the BGPPeerConfig's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="peerConfigRef.name must be a DNS subdomain name"
+	Name string `json:"name"`
+}
+
+// BGPClusterConfigStatus reports how the operator applied the cluster config.
+type BGPClusterConfigStatus struct {
+	// Conditions: Ready, NoMatchingNodes, MissingPeerConfigs,
+	// ConflictingClusterConfigs and RouterIDConflict.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// BGPClusterConfig is the cluster-wide BGP configuration: which nodes run which BGP
+// instances and peer with whom. The operator renders one BGPNodeConfig per selected
+// node from it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=bgpcc,categories=kbgp
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BGPClusterConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BGPClusterConfigSpec   `json:"spec"`
+	Status BGPClusterConfigStatus `json:"status,omitempty"`
+}
+
+// BGPClusterConfigList is a list of BGPClusterConfig.
+//
+// +kubebuilder:object:root=true
+type BGPClusterConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BGPClusterConfig `json:"items"`
+}

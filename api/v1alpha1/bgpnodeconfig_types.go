@@ -1,0 +1,218 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// BGPNodeConfigSpec is the BGP configuration of one node: the selected cluster
+// config's instances with the node's override applied. Peer configs and
+// advertisements stay references that the agent resolves.
+type BGPNodeConfigSpec struct {
+	// BGPInstances are the BGP speakers the node runs.
+	// +listType=map
+	// +listMapKey=localASN
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	BGPInstances []BGPNodeInstance `json:"bgpInstances"`
+}
+
+// BGPNodeInstance is one BGP speaker on the node.
+type BGPNodeInstance struct {
+	BGPInstanceSettings `json:",inline"`
+
+	// Peers are the instance's neighbours with node-specific fields filled in.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	Peers []BGPNodePeer `json:"peers,omitempty"`
+}
+
+// BGPNodePeer is a peer of a node's instance.
+type BGPNodePeer struct {
+	BGPPeer           `json:",inline"`
+	PeerLocalEndpoint `json:",inline"`
+}
+
+// BGPNodeConfigStatus is what the agent on the node reports.
+type BGPNodeConfigStatus struct {
+	// ObservedGeneration is the spec generation the agent last applied.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// LastUpdateTime is when the agent last changed this status.
+	// +optional
+	LastUpdateTime *metav1.Time `json:"lastUpdateTime,omitempty"`
+
+	// Conditions: Ready, Degraded and RouterIDResolved.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// FailedResources lists what could not be applied, and why.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	FailedResources []FailedResource `json:"failedResources,omitempty"`
+
+	// BGPInstances reports each running instance and its peers.
+	// +optional
+	// +listType=map
+	// +listMapKey=localASN
+	// +kubebuilder:validation:MaxItems=16
+	BGPInstances []BGPNodeInstanceStatus `json:"bgpInstances,omitempty"`
+}
+
+// FailedResource names an object that could not be applied on the node.
+type FailedResource struct {
+	// Kind is the failed object kind, e.g. BGPPeerConfig or Secret.
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+
+	// Name is the failed object's name.
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Message says why it failed.
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message"`
+}
+
+// RouterIDSource is how an instance's router ID was resolved.
+// +kubebuilder:validation:Enum=explicit;template;node-ipv4;hash-from-node-name
+type RouterIDSource string
+
+// Router ID sources.
+const (
+	RouterIDSourceExplicit RouterIDSource = "explicit"
+	RouterIDSourceTemplate RouterIDSource = "template"
+	RouterIDSourceNodeIPv4 RouterIDSource = "node-ipv4"
+	RouterIDSourceHash     RouterIDSource = "hash-from-node-name"
+)
+
+// BGPNodeInstanceStatus reports one instance on the node.
+type BGPNodeInstanceStatus struct {
+	// LocalASN identifies the instance.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	LocalASN int64 `json:"localASN"`
+
+	// RouterID is the resolved router ID, locked once resolved.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	RouterID string `json:"routerID,omitempty"`
+
+	// RouterIDSource says how RouterID was resolved.
+	// +optional
+	RouterIDSource RouterIDSource `json:"routerIDSource,omitempty"`
+
+	// RouterIDResolutionTime is when RouterID was resolved.
+	// +optional
+	RouterIDResolutionTime *metav1.Time `json:"routerIDResolutionTime,omitempty"`
+
+	// RouterIDNode is the name of the Node the router ID was resolved from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	RouterIDNode string `json:"routerIDNode,omitempty"`
+
+	// Peers reports each configured peer.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Peers []BGPNodePeerStatus `json:"peers,omitempty"`
+}
+
+// PeeringState is the BGP finite-state-machine state of a session (RFC 4271 8.2.2).
+// +kubebuilder:validation:Enum=Idle;Connect;Active;OpenSent;OpenConfirm;Established
+type PeeringState string
+
+// Session states.
+const (
+	PeeringStateIdle        PeeringState = "Idle"
+	PeeringStateConnect     PeeringState = "Connect"
+	PeeringStateActive      PeeringState = "Active"
+	PeeringStateOpenSent    PeeringState = "OpenSent"
+	PeeringStateOpenConfirm PeeringState = "OpenConfirm"
+	PeeringStateEstablished PeeringState = "Established"
+)
+
+// BGPNodePeerStatus reports one session. Peers are told apart by (name) within an
+// instance, never by address alone: the same address may exist in two VRFs.
+type BGPNodePeerStatus struct {
+	// Name is the peer's name in the spec.
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// PeerAddress is the neighbour's address.
+	// +kubebuilder:validation:MaxLength=45
+	PeerAddress string `json:"peerAddress"`
+
+	// VRF is the VRF the session lives in; empty for the default VRF.
+	// +kubebuilder:validation:MaxLength=15
+	VRF string `json:"vrf"`
+
+	// PeerASN is the neighbour's ASN.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	PeerASN int64 `json:"peerASN"`
+
+	// PeeringState is the session's state.
+	// +optional
+	PeeringState PeeringState `json:"peeringState,omitempty"`
+
+	// EstablishedTime is when the session last reached Established: a time, never a
+	// ticking uptime, so a steady session causes no status writes.
+	// +optional
+	EstablishedTime *metav1.Time `json:"establishedTime,omitempty"`
+
+	// Timers are the timers negotiated on the session.
+	// +optional
+	Timers *BGPNegotiatedTimers `json:"timers,omitempty"`
+
+	// RoutesReceived is the number of paths received from the peer.
+	// +optional
+	RoutesReceived int64 `json:"routesReceived"`
+
+	// RoutesAdvertised is the number of paths sent to the peer.
+	// +optional
+	RoutesAdvertised int64 `json:"routesAdvertised"`
+}
+
+// BGPNegotiatedTimers are the timers in effect on an established session.
+type BGPNegotiatedTimers struct {
+	// AppliedHoldTimeSeconds is the negotiated hold time.
+	// +optional
+	AppliedHoldTimeSeconds int32 `json:"appliedHoldTimeSeconds,omitempty"`
+
+	// AppliedKeepaliveSeconds is the keepalive interval in use.
+	// +optional
+	AppliedKeepaliveSeconds int32 `json:"appliedKeepaliveSeconds,omitempty"`
+}
+
+// BGPNodeConfig is the BGP configuration of one node (named after it, owned by it).
+// The operator writes the spec; the agent on the node writes the status.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=bgpnc,categories=kbgp
+// +kubebuilder:printcolumn:name="Router-ID",type=string,JSONPath=`.status.bgpInstances[0].routerID`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BGPNodeConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BGPNodeConfigSpec   `json:"spec"`
+	Status BGPNodeConfigStatus `json:"status,omitempty"`
+}
+
+// BGPNodeConfigList is a list of BGPNodeConfig.
+//
+// +kubebuilder:object:root=true
+type BGPNodeConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BGPNodeConfig `json:"items"`
+}

@@ -1,0 +1,154 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// BGPPeerConfigSpec is a reusable set of session settings that peers reference by
+// name, so a timer change is one write instead of one per peer or node.
+type BGPPeerConfigSpec struct {
+	// Transport holds the TCP ports of the session.
+	// +optional
+	Transport *BGPTransport `json:"transport,omitempty"`
+
+	// Timers holds the BGP timers offered to the peer.
+	// +optional
+	Timers *BGPTimers `json:"timers,omitempty"`
+
+	// GracefulRestart, when enabled, is negotiated for the families listed in Families
+	// only. Nil or disabled: no graceful-restart capability.
+	// +optional
+	GracefulRestart *BGPGracefulRestart `json:"gracefulRestart,omitempty"`
+
+	// EBGPMultihop is the TTL of packets to an eBGP peer; 1 means directly connected.
+	// Ignored for iBGP.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=255
+	EBGPMultihop *int32 `json:"ebgpMultihop,omitempty"`
+
+	// AuthSecretRef names a Secret in the agent's namespace whose key "password" is the
+	// TCP MD5 password. A missing Secret or key means the session is not started.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="authSecretRef must be a Secret name (DNS subdomain)"
+	AuthSecretRef *string `json:"authSecretRef,omitempty"`
+
+	// Families are the address families negotiated with the peer and, per family, the
+	// BGPAdvertisements to send. Default: ipv4/unicast and ipv6/unicast advertising
+	// nothing.
+	// +optional
+	// +listType=map
+	// +listMapKey=afi
+	// +listMapKey=safi
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:default={{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}}
+	Families []BGPFamily `json:"families,omitempty"`
+}
+
+// BGPTransport holds the TCP ports of a session.
+type BGPTransport struct {
+	// PeerPort is the neighbour's TCP port.
+	// +optional
+	// +kubebuilder:default=179
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	PeerPort *int32 `json:"peerPort,omitempty"`
+
+	// LocalPort is the source port of outgoing connections; 0 or unset lets the kernel
+	// choose.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	LocalPort *int32 `json:"localPort,omitempty"`
+}
+
+// BGPTimers are the BGP timers of RFC 4271.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.keepAliveTimeSeconds) || !has(self.holdTimeSeconds) || self.keepAliveTimeSeconds <= self.holdTimeSeconds",message="timers.keepAliveTimeSeconds must be less than or equal to timers.holdTimeSeconds"
+type BGPTimers struct {
+	// ConnectRetryTimeSeconds is the ConnectRetry timer (RFC 4271 section 8).
+	// +optional
+	// +kubebuilder:default=120
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2147483647
+	ConnectRetryTimeSeconds *int32 `json:"connectRetryTimeSeconds,omitempty"`
+
+	// HoldTimeSeconds is the hold time offered in OPEN (RFC 4271 section 4.2).
+	// +optional
+	// +kubebuilder:default=90
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=65535
+	HoldTimeSeconds *int32 `json:"holdTimeSeconds,omitempty"`
+
+	// KeepAliveTimeSeconds is the keepalive interval; at most HoldTimeSeconds.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	KeepAliveTimeSeconds *int32 `json:"keepAliveTimeSeconds,omitempty"`
+}
+
+// BGPGracefulRestart configures the graceful restart capability (RFC 4724).
+type BGPGracefulRestart struct {
+	// Enabled turns graceful restart on.
+	Enabled bool `json:"enabled"`
+
+	// RestartTimeSeconds is the restart time advertised to the peer.
+	// +optional
+	// +kubebuilder:default=120
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4095
+	RestartTimeSeconds *int32 `json:"restartTimeSeconds,omitempty"`
+}
+
+// AFI is a BGP address family identifier.
+// +kubebuilder:validation:Enum=ipv4;ipv6
+type AFI string
+
+// SAFI is a BGP subsequent address family identifier.
+// +kubebuilder:validation:Enum=unicast
+type SAFI string
+
+// Address families kbgp negotiates.
+const (
+	AFIIPv4     AFI  = "ipv4"
+	AFIIPv6     AFI  = "ipv6"
+	SAFIUnicast SAFI = "unicast"
+)
+
+// BGPFamily is one AFI/SAFI negotiated with a peer and the advertisements sent in it.
+type BGPFamily struct {
+	// AFI is ipv4 or ipv6.
+	AFI AFI `json:"afi"`
+
+	// SAFI is unicast.
+	SAFI SAFI `json:"safi"`
+
+	// Advertisements selects BGPAdvertisements by label. Nil advertises nothing in
+	// this family; an empty selector selects every BGPAdvertisement.
+	// +optional
+	Advertisements *LabelSelector `json:"advertisements,omitempty"`
+}
+
+// BGPPeerConfig is a reusable peer configuration referenced from cluster configs.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=bgppc,categories=kbgp
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BGPPeerConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec BGPPeerConfigSpec `json:"spec,omitempty"`
+}
+
+// BGPPeerConfigList is a list of BGPPeerConfig.
+//
+// +kubebuilder:object:root=true
+type BGPPeerConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BGPPeerConfig `json:"items"`
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Environment variables the agent reads, set by the DaemonSet from the downward API.
+const (
+	envNodeName     = "NODE_NAME"
+	envPodNamespace = "POD_NAMESPACE"
+)
+
+// defaultAgentNamespace is where the agent looks for Secrets when POD_NAMESPACE is unset.
+const defaultAgentNamespace = "kbgp-system"
+
+// errNodeNameUnset is the fail-fast message of source document 000.
+var errNodeNameUnset = errors.New("NODE_NAME environment variable not set - required for dynamic router ID resolution")
+
+// agentOptions are the flags of `kbgp agent`.
+type agentOptions struct {
+	kubeconfig         string
+	nodeName           string
+	namespace          string
+	metricsAddress     string
+	healthProbeAddress string
+}
+
+// validate applies the environment defaults and fails fast on what the agent cannot
+// run without.
+func (o *agentOptions) validate() error {
+	if o.nodeName == "" {
+		o.nodeName = os.Getenv(envNodeName)
+	}
+	if o.nodeName == "" {
+		return errNodeNameUnset
+	}
+	if o.namespace == "" {
+		o.namespace = os.Getenv(envPodNamespace)
+	}
+	if o.namespace == "" {
+		o.namespace = defaultAgentNamespace
+	}
+	return nil
+}
+
+func newAgentCommand() *cobra.Command {
+	var o agentOptions
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run this node's BGP speaker from its BGPNodeConfig and report its status",
+		Long: `The agent runs on every node (DaemonSet, host network). It watches only its own
+BGPNodeConfig, the BGPPeerConfigs and BGPAdvertisements it references, Secrets in
+its namespace and its own Node, runs an embedded GoBGP speaker per BGP instance and
+writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return errNotYetAvailable("kbgp agent")
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; in-cluster configuration when empty")
+	f.StringVar(&o.nodeName, "node-name", "", "name of the Node this agent runs on (default $"+envNodeName+", required)")
+	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultAgentNamespace+")")
+	f.StringVar(&o.metricsAddress, "metrics-bind-address", ":9080", "address of the Prometheus /metrics endpoint; 0 disables it")
+	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":9081", "address of the /healthz and /readyz endpoints")
+	return cmd
+}

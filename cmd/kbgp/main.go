@@ -1,0 +1,39 @@
+// Command kbgp is kbgp's single binary: the operator, the per-node agent, the
+// embedded lab and the version, as subcommands.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "kbgp:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kbgp",
+		Short: "Kubernetes-native BGP control plane",
+		Long: `kbgp announces pod CIDRs and Service addresses to the routers around a
+bare-metal cluster. The operator renders one BGPNodeConfig per node from the
+cluster-wide configuration; the agent on each node runs an embedded GoBGP speaker
+for it and reports what it is doing in that object's status.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newOperatorCommand(), newAgentCommand(), newLabCommand(), newVersionCommand())
+	return root
+}
+
+// errNotYetAvailable is returned by subcommands whose implementation has not landed:
+// they exit non-zero instead of pretending to run.
+func errNotYetAvailable(what string) error {
+	return fmt.Errorf("%s is not yet available in this build", what)
+}

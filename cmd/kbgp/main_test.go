@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// run executes the kbgp command line in-process.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestHelpNamesEverySubcommand(t *testing.T) {
+	out, err := run(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"operator", "agent", "lab", "version"} {
+		if !strings.Contains(out, "\n  "+sub+" ") {
+			t.Errorf("--help does not list %q:\n%s", sub, out)
+		}
+	}
+}
+
+func TestFlagsOfTheContract(t *testing.T) {
+	for sub, flags := range map[string][]string{
+		"operator": {"--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--leader-elect"},
+		"agent":    {"--kubeconfig", "--node-name", "--namespace", "--metrics-bind-address", "--health-probe-bind-address"},
+	} {
+		out, err := run(t, sub, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range flags {
+			if !strings.Contains(out, f) {
+				t.Errorf("kbgp %s --help lacks %s", sub, f)
+			}
+		}
+	}
+}
+
+func TestAgentFailsFastWithoutNodeName(t *testing.T) {
+	t.Setenv(envNodeName, "")
+	_, err := run(t, "agent")
+	if err == nil || err.Error() != errNodeNameUnset.Error() {
+		t.Fatalf("want %q, got %v", errNodeNameUnset, err)
+	}
+}
+
+func TestAgentNamespaceDefaults(t *testing.T) {
+	t.Setenv(envNodeName, "worker-1")
+	t.Setenv(envPodNamespace, "")
+	o := agentOptions{}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.nodeName != "worker-1" || o.namespace != defaultAgentNamespace {
+		t.Fatalf("got node %q namespace %q", o.nodeName, o.namespace)
+	}
+	t.Setenv(envPodNamespace, "bgp")
+	o = agentOptions{nodeName: "worker-2"}
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.nodeName != "worker-2" || o.namespace != "bgp" {
+		t.Fatalf("got node %q namespace %q", o.nodeName, o.namespace)
+	}
+}
+
+// Subcommands whose issue has not landed must fail, never pretend to run.
+func TestUnavailableSubcommandsExitNonZero(t *testing.T) {
+	t.Setenv(envNodeName, "worker-1")
+	for _, sub := range []string{"operator", "agent", "lab"} {
+		if _, err := run(t, sub); err == nil || !strings.Contains(err.Error(), "not yet available") {
+			t.Errorf("kbgp %s: want a not-yet-available error, got %v", sub, err)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := run(t, "version")
+	if err != nil || !strings.HasPrefix(out, "kbgp ") {
+		t.Fatalf("version printed %q, %v", out, err)
+	}
+}

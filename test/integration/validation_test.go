@@ -1,0 +1,173 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+const (
+	clusterConfig = "BGPClusterConfig"
+	peerConfig    = "BGPPeerConfig"
+	advertisement = "BGPAdvertisement"
+	override      = "BGPNodeConfigOverride"
+	nodeConfig    = "BGPNodeConfig"
+)
+
+// invalidCase is an object the API server must refuse. field is the path the error
+// must name; message is a fragment of the reason.
+type invalidCase struct {
+	name    string
+	kind    string
+	spec    string
+	field   string
+	message string
+}
+
+const (
+	msgRouterIDForm = "routerID must be an IPv4 address or exactly one of ${NODE_IP}"
+	msgRouterIDKey  = "the annotation key must be a Kubernetes annotation key"
+	msgRouterIDUse  = "routerID must not be a loopback, link-local, unspecified, multicast or broadcast address"
+	msgPoolSize     = "routerIDPool must hold at least 256 addresses"
+	msgPeerUnique   = "(peerAddress, vrf) must be unique within an instance"
+)
+
+var invalidObjects = []invalidCase{
+	// ASNs and ports.
+	{"localASN zero", clusterConfig, `{bgpInstances: [{localASN: 0}]}`, "spec.bgpInstances[0].localASN", "greater than or equal to 1"},
+	{"localASN above 32 bits", clusterConfig, `{bgpInstances: [{localASN: 4294967296}]}`, "spec.bgpInstances[0].localASN", "less than or equal to 4294967295"},
+	{"peerASN zero", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 0}`), "spec.bgpInstances[0].peers[0].peerASN", "greater than or equal to 1"},
+	{"localPort zero", clusterConfig, clusterInstance("localPort: 0"), "spec.bgpInstances[0].localPort", "greater than or equal to 1"},
+	{"localPort above 65535", clusterConfig, clusterInstance("localPort: 70000"), "spec.bgpInstances[0].localPort", "less than or equal to 65535"},
+	{"no instances", clusterConfig, `{bgpInstances: []}`, "spec.bgpInstances", "at least 1 items"},
+	{"duplicate localASN", clusterConfig, `{bgpInstances: [{localASN: 65001}, {localASN: 65001}]}`, "spec.bgpInstances[1]", "Duplicate value"},
+	{"seventeen instances", clusterConfig, seventeenInstances(), "spec.bgpInstances", "at most 16 items"},
+
+	// Peers.
+	{"peerAddress out of range", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.300, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
+	{"peerAddress hostname", clusterConfig, clusterPeers(`- {name: a, peerAddress: tor-a.example.com, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
+	{"peerAddress with zone", clusterConfig, clusterPeers(`- {name: a, peerAddress: "fe80::1%eth0", peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
+	{"peer name not a DNS label", clusterConfig, clusterPeers(`- {name: Tor_A, peerAddress: 10.1.1.1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].name", "name must be a DNS label"},
+	{"duplicate peer name", clusterConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: a, peerAddress: 10.1.1.2, peerASN: 65002}"), "spec.bgpInstances[0].peers[1]", "Duplicate value"},
+	{"same address twice in default VRF", clusterConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: b, peerAddress: 10.1.1.1, peerASN: 65003}"), "spec.bgpInstances[0].peers", msgPeerUnique},
+	{"same address twice in one VRF", clusterConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, vrf: red}\n- {name: b, peerAddress: 10.1.1.1, peerASN: 65003, vrf: red}"), "spec.bgpInstances[0].peers", msgPeerUnique},
+	{"same IPv6 address written two ways", clusterConfig, clusterPeers("- {name: a, peerAddress: \"2001:db8::1\", peerASN: 65002}\n- {name: b, peerAddress: \"2001:DB8:0:0::1\", peerASN: 65003}"), "spec.bgpInstances[0].peers", msgPeerUnique},
+	{"vrf longer than an interface name", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, vrf: sixteen-chars-xx}`), "spec.bgpInstances[0].peers[0].vrf", "may not be more than 15"},
+	{"vrf with a slash", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, vrf: red/blue}`), "spec.bgpInstances[0].peers[0].vrf", "vrf must be a Linux interface name"},
+	{"peerConfigRef not a name", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, peerConfigRef: {name: "Rack 1"}}`), "spec.bgpInstances[0].peers[0].peerConfigRef.name", "peerConfigRef.name must be a DNS subdomain name"},
+
+	// Router IDs, including the security cases of source document 000.
+	{"routerID IPv6", clusterConfig, clusterRouterID("2001:db8::1"), "spec.bgpInstances[0].routerID", "routerID must be an IPv4 address, not IPv6"},
+	{"routerID loopback", clusterConfig, clusterRouterID("127.0.0.1"), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"routerID link-local", clusterConfig, clusterRouterID("169.254.1.1"), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"routerID unspecified", clusterConfig, clusterRouterID("0.0.0.0"), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"routerID multicast", clusterConfig, clusterRouterID("224.0.0.5"), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"routerID broadcast", clusterConfig, clusterRouterID("255.255.255.255"), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"routerID template injection", clusterConfig, clusterRouterID("${NODE_IP}; rm -rf /"), "spec.bgpInstances[0].routerID", msgRouterIDForm},
+	{"routerID two templates", clusterConfig, clusterRouterID("${NODE_IP}${NODE_IPV4}"), "spec.bgpInstances[0].routerID", msgRouterIDForm},
+	{"routerID unknown template", clusterConfig, clusterRouterID("${NODE_HOSTNAME}"), "spec.bgpInstances[0].routerID", msgRouterIDForm},
+	{"routerID shell expansion", clusterConfig, clusterRouterID("$(hostname -i)"), "spec.bgpInstances[0].routerID", msgRouterIDForm},
+	{"routerID empty annotation key", clusterConfig, clusterRouterID("${node.annotations['']}"), "spec.bgpInstances[0].routerID", msgRouterIDForm},
+	{"routerID annotation path traversal", clusterConfig, clusterRouterID("${node.annotations['../../etc/passwd']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID annotation key with NUL", clusterConfig, clusterRouterID("${node.annotations['key\x00hidden']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID annotation key with newline", clusterConfig, clusterRouterID("${node.annotations['key\nhidden']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID annotation key with quote", clusterConfig, clusterRouterID("${node.annotations['a']}' + '${NODE_IP}']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID annotation key non-ASCII", clusterConfig, clusterRouterID("${node.annotations['kbgp.io/schlüssel']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID annotation name over 63", clusterConfig, clusterRouterID("${node.annotations['kbgp.io/" + strings.Repeat("n", 64) + "']}"), "spec.bgpInstances[0].routerID", msgRouterIDKey},
+	{"routerID 10 KB", clusterConfig, clusterRouterID("${node.annotations['" + strings.Repeat("k", 10*1024) + "']}"), "spec.bgpInstances[0].routerID", "may not be more than 256"},
+
+	// Router ID pools.
+	{"routerIDPool /25", clusterConfig, clusterInstance("routerIDPool: 10.255.0.0/25"), "spec.bgpInstances[0].routerIDPool", msgPoolSize},
+	{"routerIDPool /31", clusterConfig, clusterInstance("routerIDPool: 10.255.0.0/31"), "spec.bgpInstances[0].routerIDPool", msgPoolSize},
+	{"routerIDPool /32", clusterConfig, clusterInstance("routerIDPool: 10.255.0.1/32"), "spec.bgpInstances[0].routerIDPool", msgPoolSize},
+	{"routerIDPool IPv6", clusterConfig, clusterInstance(`routerIDPool: "2001:db8::/64"`), "spec.bgpInstances[0].routerIDPool", "routerIDPool must be an IPv4 CIDR"},
+	{"routerIDPool without length", clusterConfig, clusterInstance("routerIDPool: 10.255.0.0"), "spec.bgpInstances[0].routerIDPool", "routerIDPool must be an IPv4 CIDR"},
+	{"routerIDPool host bits", clusterConfig, clusterInstance("routerIDPool: 10.255.1.0/16"), "spec.bgpInstances[0].routerIDPool", "must not have host bits set"},
+
+	// Selectors.
+	{"selector unknown operator", clusterConfig, clusterSelector(`matchExpressions: [{key: rack, operator: Like, values: [a]}]`), "spec.nodeSelector.matchExpressions[0].operator", "Unsupported value"},
+	{"selector In without values", clusterConfig, clusterSelector(`matchExpressions: [{key: rack, operator: In}]`), "spec.nodeSelector.matchExpressions[0]", "values must be non-empty for In and NotIn"},
+	{"selector Exists with values", clusterConfig, clusterSelector(`matchExpressions: [{key: rack, operator: Exists, values: [a]}]`), "spec.nodeSelector.matchExpressions[0]", "empty for Exists and DoesNotExist"},
+	{"selector bad label key", clusterConfig, clusterSelector(`matchLabels: {"-rack": a}`), "spec.nodeSelector", "matchLabels: every key must be a qualified label name"},
+	{"selector bad label value", clusterConfig, clusterSelector(`matchLabels: {rack: "rack 1"}`), "spec.nodeSelector.matchLabels.rack", "should match"},
+
+	// Peer configs.
+	{"keepalive above hold", peerConfig, `{timers: {holdTimeSeconds: 30, keepAliveTimeSeconds: 60}}`, "spec.timers", "timers.keepAliveTimeSeconds must be less than or equal to timers.holdTimeSeconds"},
+	{"keepalive above defaulted hold", peerConfig, `{timers: {keepAliveTimeSeconds: 120}}`, "spec.timers", "timers.keepAliveTimeSeconds must be less than or equal to timers.holdTimeSeconds"},
+	{"hold below 3", peerConfig, `{timers: {holdTimeSeconds: 2, keepAliveTimeSeconds: 1}}`, "spec.timers.holdTimeSeconds", "greater than or equal to 3"},
+	{"hold above 65535", peerConfig, `{timers: {holdTimeSeconds: 65536}}`, "spec.timers.holdTimeSeconds", "less than or equal to 65535"},
+	{"keepalive zero", peerConfig, `{timers: {keepAliveTimeSeconds: 0}}`, "spec.timers.keepAliveTimeSeconds", "greater than or equal to 1"},
+	{"connect retry zero", peerConfig, `{timers: {connectRetryTimeSeconds: 0}}`, "spec.timers.connectRetryTimeSeconds", "greater than or equal to 1"},
+	{"restart time zero", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 0}}`, "spec.gracefulRestart.restartTimeSeconds", "greater than or equal to 1"},
+	{"restart time above 4095", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 4096}}`, "spec.gracefulRestart.restartTimeSeconds", "less than or equal to 4095"},
+	{"multihop zero", peerConfig, `{ebgpMultihop: 0}`, "spec.ebgpMultihop", "greater than or equal to 1"},
+	{"multihop above 255", peerConfig, `{ebgpMultihop: 256}`, "spec.ebgpMultihop", "less than or equal to 255"},
+	{"peer port zero", peerConfig, `{transport: {peerPort: 0}}`, "spec.transport.peerPort", "greater than or equal to 1"},
+	{"local port above 65535", peerConfig, `{transport: {localPort: 65536}}`, "spec.transport.localPort", "less than or equal to 65535"},
+	{"unknown afi", peerConfig, `{families: [{afi: ipv5, safi: unicast}]}`, "spec.families[0].afi", "Unsupported value"},
+	{"unknown safi", peerConfig, `{families: [{afi: ipv4, safi: multicast}]}`, "spec.families[0].safi", "Unsupported value"},
+	{"duplicate family", peerConfig, `{families: [{afi: ipv4, safi: unicast}, {afi: ipv4, safi: unicast}]}`, "spec.families[1]", "Duplicate value"},
+	{"empty families", peerConfig, `{families: []}`, "spec.families", "at least 1 items"},
+	{"auth secret not a name", peerConfig, `{authSecretRef: Bad_Secret}`, "spec.authSecretRef", "authSecretRef must be a Secret name"},
+
+	// Advertisements.
+	{"no advertisements", advertisement, `{advertisements: []}`, "spec.advertisements", "at least 1 items"},
+	{"unknown advertisement type", advertisement, `{advertisements: [{advertisementType: PodIP}]}`, "spec.advertisements[0].advertisementType", "Unsupported value"},
+	{"Service without service", advertisement, `{advertisements: [{advertisementType: Service}]}`, "spec.advertisements[0]", "service is required when advertisementType is Service"},
+	{"PodCIDR with service", advertisement, `{advertisements: [{advertisementType: PodCIDR, service: {addresses: [ClusterIP]}}]}`, "spec.advertisements[0]", "service is required when advertisementType is Service and not allowed otherwise"},
+	{"PodCIDR with selector", advertisement, `{advertisements: [{advertisementType: PodCIDR, selector: {matchLabels: {app: web}}}]}`, "spec.advertisements[0]", "selector applies to Services only"},
+	{"no service addresses", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: []}}]}`, "spec.advertisements[0].service.addresses", "at least 1 items"},
+	{"unknown service address", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [PodIP]}}]}`, "spec.advertisements[0].service.addresses[0]", "Unsupported value"},
+	{"standard community part above 65535", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["65536:1"]}}`), "spec.advertisements[0].attributes.communities.standard[0]", "standard community must be ASN:value"},
+	{"standard community one part", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["65001"]}}`), "spec.advertisements[0].attributes.communities.standard[0]", "standard community must be ASN:value"},
+	{"standard community three parts", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["65001:1:2"]}}`), "spec.advertisements[0].attributes.communities.standard[0]", "standard community must be ASN:value"},
+	{"large community two parts", advertisement, serviceAdvertisement(`attributes: {communities: {large: ["65001:1"]}}`), "spec.advertisements[0].attributes.communities.large[0]", "large community must be a:b:c"},
+	{"large community part above 32 bits", advertisement, serviceAdvertisement(`attributes: {communities: {large: ["4294967296:1:1"]}}`), "spec.advertisements[0].attributes.communities.large[0]", "large community must be a:b:c"},
+	{"unknown well-known community", advertisement, serviceAdvertisement(`attributes: {communities: {wellKnown: [no-exportt]}}`), "spec.advertisements[0].attributes.communities.wellKnown[0]", "Unsupported value"},
+	{"duplicate community", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["65001:1", "65001:1"]}}`), "spec.advertisements[0].attributes.communities.standard[1]", "Duplicate value"},
+	{"negative local preference", advertisement, serviceAdvertisement(`attributes: {localPreference: -1}`), "spec.advertisements[0].attributes.localPreference", "greater than or equal to 0"},
+
+	// Overrides.
+	{"override routerID template", override, overrideInstance(`routerID: "${NODE_IP}"`), "spec.bgpInstances[0].routerID", "routerID must be an IPv4 address"},
+	{"override routerID loopback", override, overrideInstance(`routerID: 127.0.0.1`), "spec.bgpInstances[0].routerID", msgRouterIDUse},
+	{"override nodeRef not a name", override, `{nodeRef: Worker_1}`, "spec.nodeRef", "nodeRef must be a Node name"},
+	{"override localAddress not an IP", override, overrideInstance(`peers: [{name: tor-a, localAddress: tor-a}]`), "spec.bgpInstances[0].peers[0].localAddress", "localAddress must be an IPv4 or IPv6 address"},
+	{"override peer localPort zero", override, overrideInstance(`peers: [{name: tor-a, localPort: 0}]`), "spec.bgpInstances[0].peers[0].localPort", "greater than or equal to 1"},
+
+	// Node configs (written by the operator, held to the same rules).
+	{"node config duplicate peer address", nodeConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: b, peerAddress: 10.1.1.1, peerASN: 65002}"), "spec.bgpInstances[0].peers", msgPeerUnique},
+	{"node config without instances", nodeConfig, `{}`, "spec.bgpInstances", "Required value"},
+}
+
+func seventeenInstances() string {
+	var b strings.Builder
+	b.WriteString("bgpInstances:\n")
+	for i := range 17 {
+		b.WriteString("- localASN: " + string(rune('1'+i%9)) + strings.Repeat("0", i/9+1) + "\n")
+	}
+	return b.String()
+}
+
+// TestInvalidObjectsAreRefused proves each rule that one object can reveal is enforced
+// by the real API server, with a message naming the offending field.
+func TestInvalidObjectsAreRefused(t *testing.T) {
+	if len(invalidObjects) < 40 {
+		t.Fatalf("only %d invalid cases; the contract asks for at least 40", len(invalidObjects))
+	}
+	for _, tc := range invalidObjects {
+		t.Run(tc.name, func(t *testing.T) {
+			err := create(t, newObject(t, tc.kind, tc.spec))
+			if err == nil {
+				t.Fatalf("the API server accepted an invalid %s:\n%s", tc.kind, tc.spec)
+			}
+			if !apierrors.IsInvalid(err) {
+				t.Fatalf("want an Invalid error, got %v", err)
+			}
+			t.Log(err)
+			if msg := err.Error(); !strings.Contains(msg, tc.field+":") || !strings.Contains(msg, tc.message) {
+				t.Fatalf("error does not name field %q with %q:\n%s", tc.field, tc.message, msg)
+			}
+		})
+	}
+}
