@@ -50,9 +50,13 @@ type BGPNodeConfigStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// FailedResources lists what could not be applied, and why.
+	// FailedResources lists what could not be applied, and why. It is a map keyed by
+	// (kind, name) so the operator (ignored overrides) and the agent (everything else)
+	// each own their entries under server-side apply.
 	// +optional
-	// +listType=atomic
+	// +listType=map
+	// +listMapKey=kind
+	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=64
 	FailedResources []FailedResource `json:"failedResources,omitempty"`
 

@@ -16,6 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// ClusterConfigLabel is set on every BGPNodeConfig to the name of the
+// BGPClusterConfig it was rendered from.
+const ClusterConfigLabel = "kbgp.io/cluster-config"
+
 var (
 	// GroupVersion is the group and version of every kind in this package.
 	GroupVersion = schema.GroupVersion{Group: "kbgp.io", Version: "v1alpha1"}

@@ -13,8 +13,9 @@ const (
 	envPodNamespace = "POD_NAMESPACE"
 )
 
-// defaultAgentNamespace is where the agent looks for Secrets when POD_NAMESPACE is unset.
-const defaultAgentNamespace = "kbgp-system"
+// defaultNamespace is kbgp's namespace when POD_NAMESPACE is unset: where the agent
+// looks for Secrets and the operator keeps its leader-election Lease.
+const defaultNamespace = "kbgp-system"
 
 // errNodeNameUnset is the fail-fast message of source document 000.
 var errNodeNameUnset = errors.New("NODE_NAME environment variable not set - required for dynamic router ID resolution")
@@ -38,10 +39,7 @@ func (o *agentOptions) validate() error {
 		return errNodeNameUnset
 	}
 	if o.namespace == "" {
-		o.namespace = os.Getenv(envPodNamespace)
-	}
-	if o.namespace == "" {
-		o.namespace = defaultAgentNamespace
+		o.namespace = namespaceFromEnv()
 	}
 	return nil
 }
@@ -66,7 +64,7 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; in-cluster configuration when empty")
 	f.StringVar(&o.nodeName, "node-name", "", "name of the Node this agent runs on (default $"+envNodeName+", required)")
-	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultAgentNamespace+")")
+	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.StringVar(&o.metricsAddress, "metrics-bind-address", ":9080", "address of the Prometheus /metrics endpoint; 0 disables it")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":9081", "address of the /healthz and /readyz endpoints")
 	return cmd

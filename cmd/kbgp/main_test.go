@@ -62,7 +62,7 @@ func TestAgentNamespaceDefaults(t *testing.T) {
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o.nodeName != "worker-1" || o.namespace != defaultAgentNamespace {
+	if o.nodeName != "worker-1" || o.namespace != defaultNamespace {
 		t.Fatalf("got node %q namespace %q", o.nodeName, o.namespace)
 	}
 	t.Setenv(envPodNamespace, "bgp")
@@ -78,7 +78,7 @@ func TestAgentNamespaceDefaults(t *testing.T) {
 // Subcommands whose issue has not landed must fail, never pretend to run.
 func TestUnavailableSubcommandsExitNonZero(t *testing.T) {
 	t.Setenv(envNodeName, "worker-1")
-	for _, sub := range []string{"operator", "agent", "lab"} {
+	for _, sub := range []string{"agent", "lab"} {
 		if _, err := run(t, sub); err == nil || !strings.Contains(err.Error(), "not yet available") {
 			t.Errorf("kbgp %s: want a not-yet-available error, got %v", sub, err)
 		}

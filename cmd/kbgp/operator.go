@@ -1,13 +1,22 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"kbgp.io/kbgp/internal/operator"
+)
 
 // operatorOptions are the flags of `kbgp operator`.
 type operatorOptions struct {
-	kubeconfig         string
-	metricsAddress     string
-	healthProbeAddress string
-	leaderElect        bool
+	client                  clientOptions
+	metricsAddress          string
+	healthProbeAddress      string
+	leaderElect             bool
+	leaderElectionNamespace string
+	workers                 int
 }
 
 func newOperatorCommand() *cobra.Command {
@@ -20,12 +29,44 @@ writes BGPNodeConfig/<node> for every node a cluster config selects, owned by th
 Node. It reports conflicts and missing references as conditions on the
 BGPClusterConfig. Run two replicas with --leader-elect.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return errNotYetAvailable("kbgp operator") },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runOperator(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; in-cluster configuration when empty")
+	o.client.addFlags(f)
 	f.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "address of the Prometheus /metrics endpoint; 0 disables it")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader through a Lease so only one replica writes")
+	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default $"+envPodNamespace+", else "+defaultNamespace+")")
+	f.IntVar(&o.workers, "node-workers", 8, "nodes rendered in parallel")
 	return cmd
+}
+
+func runOperator(cmd *cobra.Command, o operatorOptions) error {
+	setupLogging()
+	cfg, err := o.client.restConfig()
+	if err != nil {
+		return err
+	}
+	ns := o.leaderElectionNamespace
+	if ns == "" {
+		ns = namespaceFromEnv()
+	}
+	mgr, err := operator.NewManager(cfg, operator.Options{
+		MetricsAddress:          o.metricsAddress,
+		HealthProbeAddress:      o.healthProbeAddress,
+		LeaderElect:             o.leaderElect,
+		LeaderElectionNamespace: ns,
+		NodeConfigWorkers:       o.workers,
+	})
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+func namespaceFromEnv() string {
+	if ns := os.Getenv(envPodNamespace); ns != "" {
+		return ns
+	}
+	return defaultNamespace
 }

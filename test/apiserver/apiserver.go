@@ -33,6 +33,7 @@ type Server struct {
 	Client client.Client
 	// RepoRoot is the repository's root directory.
 	RepoRoot string
+	assets   string
 }
 
 // Start starts etcd and kube-apiserver and installs the CRDs of config/crd/bases.
@@ -59,7 +60,7 @@ func Start() (*Server, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("build client: %w", err)
 	}
-	return &Server{env: env, Config: cfg, Client: c, RepoRoot: root}, nil
+	return &Server{env: env, Config: cfg, Client: c, RepoRoot: root, assets: assets}, nil
 }
 
 // Stop stops kube-apiserver and etcd and removes their data.

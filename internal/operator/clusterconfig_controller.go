@@ -1,0 +1,90 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/render"
+)
+
+// ClusterConfigReconciler keeps the conditions of one BGPClusterConfig true to what the
+// operator sees: selected nodes, conflicts with older configs, missing peer configs.
+// Invalid cross-object input becomes a condition and a successful reconcile, never an
+// error that the workqueue would retry hot.
+type ClusterConfigReconciler struct {
+	Client client.Client
+}
+
+// Reconcile recomputes the conditions of one cluster config and writes them only when
+// they differ.
+func (r *ClusterConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var cc kbgpv1.BGPClusterConfig
+	if err := r.Client.Get(ctx, req.NamespacedName, &cc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	facts, err := r.observe(ctx, &cc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	conds := render.ClusterConfigConditions(cc.Status.Conditions, cc.Generation, facts, metav1.Now())
+	if equality.Semantic.DeepEqual(conds, cc.Status.Conditions) {
+		return reconcile.Result{}, nil
+	}
+	updated := cc.DeepCopy()
+	updated.Status.Conditions = conds
+	if err := r.Client.Status().Update(ctx, updated, client.FieldOwner(FieldManager)); err != nil {
+		return reconcile.Result{}, fmt.Errorf("update status of BGPClusterConfig %s: %w", cc.Name, err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// observe gathers the facts the conditions are computed from, all from the cache.
+func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClusterConfig) (render.ClusterConfigFacts, error) {
+	var facts render.ClusterConfigFacts
+	var configs kbgpv1.BGPClusterConfigList
+	if err := r.Client.List(ctx, &configs); err != nil {
+		return facts, fmt.Errorf("list cluster configs: %w", err)
+	}
+	nodes, err := listNodeMetadata(ctx, r.Client)
+	if err != nil {
+		return facts, err
+	}
+	selectors, _ := render.ParseSelectors(configs.Items)
+	for _, node := range nodes {
+		a := render.AssignNode(selectors, node.Labels)
+		if a.Winner == nil {
+			continue
+		}
+		if a.Winner.Name == cc.Name {
+			facts.SelectedNodes++
+			continue
+		}
+		for _, loser := range a.Losers {
+			if loser.Name == cc.Name {
+				facts.SelectedNodes++
+				if facts.ConflictNodes == nil {
+					facts.ConflictNodes = map[string]string{}
+				}
+				facts.ConflictNodes[node.Name] = a.Winner.Name
+			}
+		}
+	}
+
+	peerConfigs := &metav1.PartialObjectMetadataList{}
+	peerConfigs.SetGroupVersionKind(kbgpv1.GroupVersion.WithKind("BGPPeerConfigList"))
+	if err := r.Client.List(ctx, peerConfigs); err != nil {
+		return facts, fmt.Errorf("list peer configs: %w", err)
+	}
+	existing := make(map[string]bool, len(peerConfigs.Items))
+	for _, pc := range peerConfigs.Items {
+		existing[pc.Name] = true
+	}
+	facts.MissingPeerConfigs = render.MissingPeerConfigs(cc, existing)
+	return facts, nil
+}

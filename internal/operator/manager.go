@@ -1,0 +1,129 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/metrics"
+)
+
+// LeaderElectionID names the Lease the operator replicas compete for.
+const LeaderElectionID = "kbgp-operator"
+
+// Options configure the operator manager.
+type Options struct {
+	MetricsAddress          string
+	HealthProbeAddress      string
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election; zero values
+	// take controller-runtime's defaults (15 s, 10 s, 2 s).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// NodeConfigWorkers is how many nodes are rendered in parallel.
+	NodeConfigWorkers int
+	// InProcessReplica lets several operators run in one process (the lab, tests of
+	// leader handover) by skipping controller-runtime's unique-controller-name check.
+	InProcessReplica bool
+}
+
+// NewScheme returns a scheme with the core and kbgp kinds.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := kbgpv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewManager builds the operator: a controller-runtime manager with the node config and
+// cluster config controllers, health probes and, when asked, leader election.
+func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, fmt.Errorf("build scheme: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddress},
+		HealthProbeBindAddress:        o.HealthProbeAddress,
+		LeaderElection:                o.LeaderElect,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       o.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 nonZero(o.LeaseDuration),
+		RenewDeadline:                 nonZero(o.RenewDeadline),
+		RetryPeriod:                   nonZero(o.RetryPeriod),
+		Controller:                    config.Controller{SkipNameValidation: &o.InProcessReplica},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := setupControllers(mgr, max(o.NodeConfigWorkers, 1)); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add ready check: %w", err)
+	}
+	return mgr, nil
+}
+
+func setupControllers(mgr ctrl.Manager, workers int) error {
+	ctx := context.Background()
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &kbgpv1.BGPNodeConfigOverride{}, overrideNodeRefIndex, indexOverrideNodeRef); err != nil {
+		return fmt.Errorf("index overrides by node: %w", err)
+	}
+	c := mgr.GetClient()
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("nodeconfig").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		For(&corev1.Node{}, builder.OnlyMetadata, builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&kbgpv1.BGPNodeConfig{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(nodeConfigWritten)).
+		Watches(&kbgpv1.BGPClusterConfig{}, handler.EnqueueRequestsFromMapFunc(nodesOfClusterConfig(c)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&kbgpv1.BGPNodeConfigOverride{}, overrideNodes, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(metrics.Instrument(&NodeConfigReconciler{Client: c}))
+	if err != nil {
+		return fmt.Errorf("set up node config controller: %w", err)
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("clusterconfig").
+		Watches(&kbgpv1.BGPClusterConfig{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesMetadata(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(nodeMembershipChanged)).
+		WatchesMetadata(&kbgpv1.BGPPeerConfig{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+		})).
+		Complete(metrics.Instrument(&ClusterConfigReconciler{Client: c}))
+	if err != nil {
+		return fmt.Errorf("set up cluster config controller: %w", err)
+	}
+	return nil
+}
+
+// nonZero turns a zero duration into nil so the manager applies its default.
+func nonZero(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
+}

@@ -1,0 +1,127 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// Condition types and reasons of a BGPClusterConfig.
+const (
+	ConditionReady                     = "Ready"
+	ConditionNoMatchingNodes           = "NoMatchingNodes"
+	ConditionMissingPeerConfigs        = "MissingPeerConfigs"
+	ConditionConflictingClusterConfigs = "ConflictingClusterConfigs"
+
+	ReasonRendered         = "Rendered"
+	ReasonNodesSelected    = "NodesSelected"
+	ReasonPeerConfigsFound = "PeerConfigsFound"
+	ReasonNoConflict       = "NoConflict"
+)
+
+// maxNamesInMessage bounds how many names a condition message lists, so a conflict
+// over thousands of nodes keeps the status small.
+const maxNamesInMessage = 10
+
+// ClusterConfigFacts is what the operator observed about one cluster config.
+type ClusterConfigFacts struct {
+	// SelectedNodes selects the config by label, won or not.
+	SelectedNodes int
+	// ConflictNodes are selected by this config but run another (older) one, with the
+	// winner of each.
+	ConflictNodes map[string]string
+	// MissingPeerConfigs are peerConfigRef names with no BGPPeerConfig.
+	MissingPeerConfigs []string
+}
+
+// MissingPeerConfigs lists the peerConfigRef names of cc that are not in existing.
+func MissingPeerConfigs(cc *kbgpv1.BGPClusterConfig, existing map[string]bool) []string {
+	var missing []string
+	for _, inst := range cc.Spec.BGPInstances {
+		for _, p := range inst.Peers {
+			if p.PeerConfigRef != nil && !existing[p.PeerConfigRef.Name] && !slices.Contains(missing, p.PeerConfigRef.Name) {
+				missing = append(missing, p.PeerConfigRef.Name)
+			}
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}
+
+// ClusterConfigConditions returns current with the four conditions set from facts.
+// Existing conditions keep their lastTransitionTime when their status does not change,
+// so an unchanged observation yields an identical list (and no write).
+func ClusterConfigConditions(current []metav1.Condition, generation int64, facts ClusterConfigFacts, now metav1.Time) []metav1.Condition {
+	out := slices.Clone(current)
+	set := func(typ string, status bool, reason, message string) {
+		st := metav1.ConditionFalse
+		if status {
+			st = metav1.ConditionTrue
+		}
+		c := metav1.Condition{Type: typ, Status: st, Reason: reason, Message: message, ObservedGeneration: generation, LastTransitionTime: now}
+		meta.SetStatusCondition(&out, c)
+	}
+
+	noNodes := facts.SelectedNodes == 0
+	if noNodes {
+		set(ConditionNoMatchingNodes, true, ConditionNoMatchingNodes, "the nodeSelector selects no node")
+	} else {
+		set(ConditionNoMatchingNodes, false, ReasonNodesSelected, fmt.Sprintf("the nodeSelector selects %d node(s)", facts.SelectedNodes))
+	}
+
+	missing := len(facts.MissingPeerConfigs) > 0
+	if missing {
+		set(ConditionMissingPeerConfigs, true, ConditionMissingPeerConfigs, "BGPPeerConfig not found: "+nameList(facts.MissingPeerConfigs))
+	} else {
+		set(ConditionMissingPeerConfigs, false, ReasonPeerConfigsFound, "every peerConfigRef exists")
+	}
+
+	conflict := len(facts.ConflictNodes) > 0
+	if conflict {
+		set(ConditionConflictingClusterConfigs, true, ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
+	} else {
+		set(ConditionConflictingClusterConfigs, false, ReasonNoConflict, "no other BGPClusterConfig takes precedence on a selected node")
+	}
+
+	switch {
+	case noNodes:
+		set(ConditionReady, false, ConditionNoMatchingNodes, "no node runs this configuration")
+	case missing:
+		set(ConditionReady, false, ConditionMissingPeerConfigs, "peers reference missing BGPPeerConfigs: "+nameList(facts.MissingPeerConfigs))
+	case conflict:
+		set(ConditionReady, false, ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
+	default:
+		set(ConditionReady, true, ReasonRendered, fmt.Sprintf("rendered for %d node(s)", facts.SelectedNodes))
+	}
+	return out
+}
+
+func conflictMessage(conflicts map[string]string) string {
+	nodes := make([]string, 0, len(conflicts))
+	for n := range conflicts {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	parts := make([]string, 0, min(len(nodes), maxNamesInMessage))
+	for _, n := range nodes[:min(len(nodes), maxNamesInMessage)] {
+		parts = append(parts, fmt.Sprintf("%s (runs %s)", n, conflicts[n]))
+	}
+	msg := fmt.Sprintf("%d selected node(s) run another BGPClusterConfig that takes precedence: %s", len(nodes), strings.Join(parts, ", "))
+	if len(nodes) > maxNamesInMessage {
+		msg += fmt.Sprintf(" and %d more", len(nodes)-maxNamesInMessage)
+	}
+	return msg
+}
+
+func nameList(names []string) string {
+	s := strings.Join(names[:min(len(names), maxNamesInMessage)], ", ")
+	if len(names) > maxNamesInMessage {
+		s += fmt.Sprintf(" and %d more", len(names)-maxNamesInMessage)
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package render
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func conditionStatuses(conds []metav1.Condition) map[string]string {
+	out := map[string]string{}
+	for _, c := range conds {
+		out[c.Type] = string(c.Status) + "/" + c.Reason
+	}
+	return out
+}
+
+func TestClusterConfigConditions(t *testing.T) {
+	now := metav1.NewTime(t0)
+	tests := []struct {
+		name  string
+		facts ClusterConfigFacts
+		want  map[string]string
+	}{
+		{"ready", ClusterConfigFacts{SelectedNodes: 3}, map[string]string{
+			"Ready": "True/Rendered", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict",
+		}},
+		{"no nodes", ClusterConfigFacts{}, map[string]string{
+			"Ready": "False/NoMatchingNodes", "NoMatchingNodes": "True/NoMatchingNodes",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict",
+		}},
+		{"missing peer config", ClusterConfigFacts{SelectedNodes: 1, MissingPeerConfigs: []string{"rack9"}}, map[string]string{
+			"Ready": "False/MissingPeerConfigs", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "True/MissingPeerConfigs", "ConflictingClusterConfigs": "False/NoConflict",
+		}},
+		{"conflict", ClusterConfigFacts{SelectedNodes: 2, ConflictNodes: map[string]string{"n1": "old"}}, map[string]string{
+			"Ready": "False/ConflictingClusterConfigs", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "True/ConflictingClusterConfigs",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ClusterConfigConditions(nil, 4, tc.facts, now)
+			if diff := cmp.Diff(tc.want, conditionStatuses(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			for _, c := range got {
+				if c.ObservedGeneration != 4 {
+					t.Errorf("%s observedGeneration %d, want 4", c.Type, c.ObservedGeneration)
+				}
+			}
+		})
+	}
+}
+
+// The same observation later must produce an identical list: no status write.
+func TestClusterConfigConditionsStable(t *testing.T) {
+	facts := ClusterConfigFacts{SelectedNodes: 2, ConflictNodes: map[string]string{"n1": "old"}}
+	first := ClusterConfigConditions(nil, 1, facts, metav1.NewTime(t0))
+	second := ClusterConfigConditions(first, 1, facts, metav1.NewTime(t0.Add(time.Hour)))
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("unchanged facts changed the conditions (-first +second):\n%s", diff)
+	}
+}
+
+func TestConflictMessageIsBounded(t *testing.T) {
+	conflicts := map[string]string{}
+	for i := range 500 {
+		conflicts[fmt.Sprintf("node-%03d", i)] = "old"
+	}
+	msg := conflictMessage(conflicts)
+	want := "500 selected node(s) run another BGPClusterConfig that takes precedence: node-000 (runs old)"
+	if len(msg) > 400 || msg[:len(want)] != want {
+		t.Fatalf("message %d bytes: %s", len(msg), msg)
+	}
+}
+
+func TestMissingPeerConfigs(t *testing.T) {
+	cc := clusterConfig("c", time.Hour, nil,
+		instance(65001, peer("a", "10.1.1.1", 65002, "tor"), peer("b", "10.1.1.2", 65002, "rack9"), peer("c", "10.1.1.3", 65002, "")),
+		instance(65002, peer("d", "10.1.1.4", 65002, "rack9"), peer("e", "10.1.1.5", 65002, "abc")))
+	got := MissingPeerConfigs(&cc, map[string]bool{"tor": true})
+	if diff := cmp.Diff([]string{"abc", "rack9"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,110 @@
+package render
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// Node is what rendering needs of a Node: its identity. The operator watches Node
+// metadata only, so this is filled from metav1.PartialObjectMetadata.
+type Node struct {
+	Name string
+	UID  types.UID
+}
+
+// NodeConfig renders the BGPNodeConfig of node from the winning cluster config and the
+// applied override (nil when none). The second result lists override entries that match
+// nothing in the cluster config, for the node's status.
+func NodeConfig(cc *kbgpv1.BGPClusterConfig, node Node, ov *kbgpv1.BGPNodeConfigOverride) (*kbgpv1.BGPNodeConfig, []kbgpv1.FailedResource) {
+	nc := &kbgpv1.BGPNodeConfig{
+		TypeMeta: metav1.TypeMeta{APIVersion: kbgpv1.GroupVersion.String(), Kind: "BGPNodeConfig"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            node.Name,
+			Labels:          map[string]string{kbgpv1.ClusterConfigLabel: cc.Name},
+			OwnerReferences: []metav1.OwnerReference{NodeOwnerReference(node)},
+		},
+	}
+	for _, inst := range cc.Spec.BGPInstances {
+		ni := kbgpv1.BGPNodeInstance{BGPInstanceSettings: *inst.BGPInstanceSettings.DeepCopy()}
+		for _, p := range inst.Peers {
+			ni.Peers = append(ni.Peers, kbgpv1.BGPNodePeer{BGPPeer: *p.DeepCopy()})
+		}
+		nc.Spec.BGPInstances = append(nc.Spec.BGPInstances, ni)
+	}
+	if ov == nil {
+		return nc, nil
+	}
+	return nc, applyOverride(nc, ov)
+}
+
+// NodeOwnerReference makes the Node the owner of its BGPNodeConfig so the garbage
+// collector deletes the config with the node. It does not block the node's deletion.
+func NodeOwnerReference(node Node) metav1.OwnerReference {
+	blockOwnerDeletion := false
+	return metav1.OwnerReference{
+		APIVersion:         corev1.SchemeGroupVersion.String(),
+		Kind:               "Node",
+		Name:               node.Name,
+		UID:                node.UID,
+		BlockOwnerDeletion: &blockOwnerDeletion,
+	}
+}
+
+// applyOverride applies ov to nc in place: instances matched by localASN, peers by name.
+func applyOverride(nc *kbgpv1.BGPNodeConfig, ov *kbgpv1.BGPNodeConfigOverride) []kbgpv1.FailedResource {
+	var problems []kbgpv1.FailedResource
+	for _, oi := range ov.Spec.BGPInstances {
+		inst := findInstance(nc, oi.LocalASN)
+		if inst == nil {
+			problems = append(problems, overrideProblem(ov.Name,
+				fmt.Sprintf("instance with localASN %d is not in the node's cluster config", oi.LocalASN)))
+			continue
+		}
+		if oi.RouterID != "" {
+			inst.RouterID = string(oi.RouterID)
+		}
+		if oi.LocalPort != nil {
+			inst.LocalPort = ptrTo(*oi.LocalPort)
+		}
+		for _, op := range oi.Peers {
+			peer := findPeer(inst, op.Name)
+			if peer == nil {
+				problems = append(problems, overrideProblem(ov.Name,
+					fmt.Sprintf("peer %s of instance %d is not in the node's cluster config", op.Name, oi.LocalASN)))
+				continue
+			}
+			if op.LocalAddress != "" {
+				peer.LocalAddress = op.LocalAddress
+			}
+			if op.LocalPort != nil {
+				peer.LocalPort = ptrTo(*op.LocalPort)
+			}
+		}
+	}
+	return problems
+}
+
+func findInstance(nc *kbgpv1.BGPNodeConfig, asn int64) *kbgpv1.BGPNodeInstance {
+	for i := range nc.Spec.BGPInstances {
+		if nc.Spec.BGPInstances[i].LocalASN == asn {
+			return &nc.Spec.BGPInstances[i]
+		}
+	}
+	return nil
+}
+
+func findPeer(inst *kbgpv1.BGPNodeInstance, name string) *kbgpv1.BGPNodePeer {
+	for i := range inst.Peers {
+		if inst.Peers[i].Name == name {
+			return &inst.Peers[i]
+		}
+	}
+	return nil
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,58 @@
+package apiserver
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// StartGarbageCollector runs kube-controller-manager with only the garbage collector
+// against the server, because envtest has none and owner-reference deletion is only
+// real when the real collector performs it. The returned function stops it (by PID).
+func (s *Server) StartGarbageCollector(logDir string) (stop func(), err error) {
+	user, err := s.env.ControlPlane.AddUser(envtest.User{Name: "kbgp-gc", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add gc user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("gc kubeconfig: %w", err)
+	}
+	path := filepath.Join(logDir, "gc.kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(logDir, "kube-controller-manager.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(filepath.Join(s.assets, "kube-controller-manager"),
+		"--kubeconfig="+path,
+		"--controllers=garbagecollector",
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--use-service-account-credentials=false",
+	)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start kube-controller-manager: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done); logFile.Close() }()
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}, nil
+}
+
