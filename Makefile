@@ -16,8 +16,9 @@ generate: ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./api/...
 
 .PHONY: manifests
-manifests: ## Generate the CRDs into config/crd/bases.
+manifests: ## Generate the CRDs into config/crd/bases and RBAC into config/rbac.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=kbgp-operator paths=./internal/operator/... output:rbac:artifacts:config=config/rbac/operator
 
 .PHONY: verify
 verify: ## Regenerate and fail if generated files were stale.
@@ -36,6 +37,10 @@ deps: ## Install test dependencies and build the envtest assets (idempotent).
 .PHONY: test
 test: lint verify ## Everything that must pass: deps, lint, generated code, all test layers.
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -race -count=1 ./...
+
+.PHONY: bench
+bench: ## Slow benchmarks against the anchors of performance.md (not in CI).
+	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -tags bench -count=1 -v -timeout 60m ./bench/
 
 .PHONY: lab
 lab: build ## Run the whole system on this machine (kbgp lab).

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,9 +32,28 @@ import (
 // server with 1k and 5k Nodes.
 func TestB5OperatorFanOut(t *testing.T) {
 	log.SetLogger(logr.Discard())
-	for _, n := range []int{1000, 5000} {
+	for _, n := range benchNodeCounts() {
 		t.Run(fmt.Sprintf("nodes=%d", n), func(t *testing.T) { runB5(t, n) })
 	}
+}
+
+// benchNodeCounts is 1k and 5k, or $KBGP_B5_NODES alone.
+func benchNodeCounts() []int {
+	if v := os.Getenv("KBGP_B5_NODES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			return []int{n}
+		}
+	}
+	return []int{1000, 5000}
+}
+
+// benchWorkers is the operator's --node-workers, default 32, or $KBGP_B5_WORKERS.
+func benchWorkers() int {
+	if n, err := strconv.Atoi(os.Getenv("KBGP_B5_WORKERS")); err == nil {
+		return n
+	}
+	return 32
 }
 
 func runB5(t *testing.T, nodes int) {
@@ -157,7 +177,8 @@ func createNodes(t *testing.T, c client.Client, n, canary int) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "created %d nodes in %s\n", n, time.Since(start).Round(time.Millisecond))
+	elapsed := time.Since(start)
+	fmt.Printf("| %d | baseline: create %d Nodes with 32 parallel writers | %d writes | %s wall | - |\n", n, n, n, elapsed.Round(time.Millisecond))
 }
 
 func mustCreate(t *testing.T, c client.Client, obj client.Object) {
@@ -205,7 +226,7 @@ func waitRendered(t *testing.T, c client.Client, clusterConfig string, want int,
 }
 
 func startOperator(t *testing.T, cfg *rest.Config) (stop func()) {
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", NodeConfigWorkers: 8, InProcessReplica: true})
+	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", NodeConfigWorkers: benchWorkers(), InProcessReplica: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ BGPClusterConfig. Run two replicas with --leader-elect.`,
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader through a Lease so only one replica writes")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default $"+envPodNamespace+", else "+defaultNamespace+")")
-	f.IntVar(&o.workers, "node-workers", 8, "nodes rendered in parallel")
+	f.IntVar(&o.workers, "node-workers", 32, "nodes rendered in parallel (each is one API write at most)")
 	return cmd
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -31,7 +32,13 @@ type runningOperator struct {
 // the test. Its kbgp writes are counted.
 func startOperator(t *testing.T, o operator.Options) *runningOperator {
 	t.Helper()
-	cfg, writes := apiserver.CountingConfig(server.Config)
+	return startOperatorWithConfig(t, server.Config, o)
+}
+
+// startOperatorWithConfig runs an operator with the given identity.
+func startOperatorWithConfig(t *testing.T, base *rest.Config, o operator.Options) *runningOperator {
+	t.Helper()
+	cfg, writes := apiserver.CountingConfig(base)
 	o.MetricsAddress, o.HealthProbeAddress = "0", "0"
 	o.InProcessReplica = true
 	if o.NodeConfigWorkers == 0 {

@@ -53,6 +53,9 @@ func Start() (*Server, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start can fail after etcd and kube-apiserver are up (e.g. a CRD the server
+		// refuses): stop them so no daemon outlives the test.
+		_ = env.Stop()
 		return nil, fmt.Errorf("start kube-apiserver and etcd from %s: %w", assets, err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
@@ -90,4 +93,28 @@ func assetsDir() (string, error) {
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// UserConfig returns a rest.Config for a new user with the given name and groups and
+// no other rights: tests bind it to kbgp's generated roles to prove they suffice.
+func (s *Server) UserConfig(name string, groups ...string) (*rest.Config, error) {
+	user, err := s.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", name, err)
+	}
+	return user.Config(), nil
+}
+
+// WriteKubeconfig writes a kubeconfig for a new member of system:masters to path, for
+// kbgp processes started by tests.
+func (s *Server) WriteKubeconfig(path, user string) error {
+	u, err := s.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, s.Config)
+	if err != nil {
+		return fmt.Errorf("add user %s: %w", user, err)
+	}
+	data, err := u.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig of %s: %w", user, err)
+	}
+	return os.WriteFile(path, data, 0o600)
 }

@@ -7,24 +7,14 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // StartGarbageCollector runs kube-controller-manager with only the garbage collector
 // against the server, because envtest has none and owner-reference deletion is only
 // real when the real collector performs it. The returned function stops it (by PID).
 func (s *Server) StartGarbageCollector(logDir string) (stop func(), err error) {
-	user, err := s.env.ControlPlane.AddUser(envtest.User{Name: "kbgp-gc", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("add gc user: %w", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return nil, fmt.Errorf("gc kubeconfig: %w", err)
-	}
 	path := filepath.Join(logDir, "gc.kubeconfig")
-	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+	if err := s.WriteKubeconfig(path, "kbgp-gc"); err != nil {
 		return nil, err
 	}
 	logFile, err := os.Create(filepath.Join(logDir, "kube-controller-manager.log"))
@@ -55,4 +45,3 @@ func (s *Server) StartGarbageCollector(logDir string) (stop func(), err error) {
 		}
 	}, nil
 }
-
