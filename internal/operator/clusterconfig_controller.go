@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -14,11 +16,14 @@ import (
 )
 
 // ClusterConfigReconciler keeps the conditions of one BGPClusterConfig true to what the
-// operator sees: selected nodes, conflicts with older configs, missing peer configs.
+// operator sees: selected nodes, conflicts with older configs, missing peer configs and
+// router IDs that two of its nodes resolved to the same value.
 // Invalid cross-object input becomes a condition and a successful reconcile, never an
 // error that the workqueue would retry hot.
 type ClusterConfigReconciler struct {
 	Client client.Client
+	// Recorder emits RouterIDConflict events on the node configs involved.
+	Recorder record.EventRecorder
 }
 
 // Reconcile recomputes the conditions of one cluster config and writes them only when
@@ -41,7 +46,20 @@ func (r *ClusterConfigReconciler) Reconcile(ctx context.Context, req reconcile.R
 	if err := r.Client.Status().Update(ctx, updated, client.FieldOwner(FieldManager)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("update status of BGPClusterConfig %s: %w", cc.Name, err)
 	}
+	r.recordRouterIDConflicts(facts.RouterIDConflicts)
 	return reconcile.Result{}, nil
+}
+
+// recordRouterIDConflicts puts a Warning event on every node config involved in a
+// conflict. It runs only when the conditions changed, so a standing conflict is
+// reported once per change, not on every resync.
+func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.RouterIDConflict) {
+	for _, c := range conflicts {
+		for _, node := range c.Nodes {
+			nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: node}}
+			r.Recorder.Event(nc, corev1.EventTypeWarning, render.ConditionRouterIDConflict, c.String())
+		}
+	}
 }
 
 // observe gathers the facts the conditions are computed from, all from the cache.
@@ -86,5 +104,11 @@ func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClu
 		existing[pc.Name] = true
 	}
 	facts.MissingPeerConfigs = render.MissingPeerConfigs(cc, existing)
+
+	var rendered kbgpv1.BGPNodeConfigList
+	if err := r.Client.List(ctx, &rendered, client.MatchingLabels{kbgpv1.ClusterConfigLabel: cc.Name}); err != nil {
+		return facts, fmt.Errorf("list node configs of %s: %w", cc.Name, err)
+	}
+	facts.RouterIDConflicts = render.RouterIDConflicts(rendered.Items)
 	return facts, nil
 }

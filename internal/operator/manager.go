@@ -110,10 +110,11 @@ func setupControllers(mgr ctrl.Manager, workers int) error {
 		Named("clusterconfig").
 		Watches(&kbgpv1.BGPClusterConfig{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesMetadata(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&kbgpv1.BGPNodeConfig{}, handler.EnqueueRequestsFromMapFunc(clusterConfigOfNodeConfig), builder.WithPredicates(resolvedRouterIDsChanged)).
 		WatchesMetadata(&kbgpv1.BGPPeerConfig{}, handler.EnqueueRequestsFromMapFunc(allClusterConfigs(c)), builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
 		})).
-		Complete(metrics.Instrument(&ClusterConfigReconciler{Client: c}))
+		Complete(metrics.Instrument(&ClusterConfigReconciler{Client: c, Recorder: mgr.GetEventRecorderFor(FieldManager)}))
 	if err != nil {
 		return fmt.Errorf("set up cluster config controller: %w", err)
 	}

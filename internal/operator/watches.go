@@ -2,7 +2,9 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -116,4 +118,30 @@ func requestsFor(keys map[string]bool) []reconcile.Request {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: k}})
 	}
 	return out
+}
+
+// resolvedRouterIDsChanged passes node config events that can change a router-ID
+// conflict: creation, deletion, and status updates that change a resolved router ID.
+var resolvedRouterIDsChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return !slices.Equal(resolvedRouterIDs(e.ObjectOld), resolvedRouterIDs(e.ObjectNew))
+	},
+}
+
+func resolvedRouterIDs(obj client.Object) []string {
+	nc := obj.(*kbgpv1.BGPNodeConfig)
+	ids := make([]string, 0, len(nc.Status.BGPInstances))
+	for _, inst := range nc.Status.BGPInstances {
+		ids = append(ids, fmt.Sprintf("%d=%s", inst.LocalASN, inst.RouterID))
+	}
+	return ids
+}
+
+// clusterConfigOfNodeConfig maps a node config to the cluster config it came from.
+func clusterConfigOfNodeConfig(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[kbgpv1.ClusterConfigLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
 }

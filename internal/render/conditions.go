@@ -11,7 +11,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// Condition types and reasons of a BGPClusterConfig.
+// Condition types and reasons of a BGPClusterConfig (RouterIDConflict is in
+// routerid_conflict.go).
 const (
 	ConditionReady                     = "Ready"
 	ConditionNoMatchingNodes           = "NoMatchingNodes"
@@ -37,6 +38,8 @@ type ClusterConfigFacts struct {
 	ConflictNodes map[string]string
 	// MissingPeerConfigs are peerConfigRef names with no BGPPeerConfig.
 	MissingPeerConfigs []string
+	// RouterIDConflicts are router IDs shared by several of its nodes.
+	RouterIDConflicts []RouterIDConflict
 }
 
 // MissingPeerConfigs lists the peerConfigRef names of cc that are not in existing.
@@ -88,6 +91,13 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 		set(ConditionConflictingClusterConfigs, false, ReasonNoConflict, "no other BGPClusterConfig takes precedence on a selected node")
 	}
 
+	idConflict := len(facts.RouterIDConflicts) > 0
+	if idConflict {
+		set(ConditionRouterIDConflict, true, ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
+	} else {
+		set(ConditionRouterIDConflict, false, ReasonRouterIDsUnique, "every node resolved a distinct router ID")
+	}
+
 	switch {
 	case noNodes:
 		set(ConditionReady, false, ConditionNoMatchingNodes, "no node runs this configuration")
@@ -95,6 +105,8 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 		set(ConditionReady, false, ConditionMissingPeerConfigs, "peers reference missing BGPPeerConfigs: "+nameList(facts.MissingPeerConfigs))
 	case conflict:
 		set(ConditionReady, false, ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
+	case idConflict:
+		set(ConditionReady, false, ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
 	default:
 		set(ConditionReady, true, ReasonRendered, fmt.Sprintf("rendered for %d node(s)", facts.SelectedNodes))
 	}
@@ -114,6 +126,18 @@ func conflictMessage(conflicts map[string]string) string {
 	msg := fmt.Sprintf("%d selected node(s) run another BGPClusterConfig that takes precedence: %s", len(nodes), strings.Join(parts, ", "))
 	if len(nodes) > maxNamesInMessage {
 		msg += fmt.Sprintf(" and %d more", len(nodes)-maxNamesInMessage)
+	}
+	return msg
+}
+
+func routerIDConflictMessage(conflicts []RouterIDConflict) string {
+	parts := make([]string, 0, min(len(conflicts), maxNamesInMessage))
+	for _, c := range conflicts[:min(len(conflicts), maxNamesInMessage)] {
+		parts = append(parts, c.String())
+	}
+	msg := strings.Join(parts, "; ")
+	if len(conflicts) > maxNamesInMessage {
+		msg += fmt.Sprintf(" and %d more", len(conflicts)-maxNamesInMessage)
 	}
 	return msg
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 func conditionStatuses(conds []metav1.Condition) map[string]string {
@@ -26,19 +28,23 @@ func TestClusterConfigConditions(t *testing.T) {
 	}{
 		{"ready", ClusterConfigFacts{SelectedNodes: 3}, map[string]string{
 			"Ready": "True/Rendered", "NoMatchingNodes": "False/NodesSelected",
-			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
 		}},
 		{"no nodes", ClusterConfigFacts{}, map[string]string{
 			"Ready": "False/NoMatchingNodes", "NoMatchingNodes": "True/NoMatchingNodes",
-			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
 		}},
 		{"missing peer config", ClusterConfigFacts{SelectedNodes: 1, MissingPeerConfigs: []string{"rack9"}}, map[string]string{
 			"Ready": "False/MissingPeerConfigs", "NoMatchingNodes": "False/NodesSelected",
-			"MissingPeerConfigs": "True/MissingPeerConfigs", "ConflictingClusterConfigs": "False/NoConflict",
+			"MissingPeerConfigs": "True/MissingPeerConfigs", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
 		}},
 		{"conflict", ClusterConfigFacts{SelectedNodes: 2, ConflictNodes: map[string]string{"n1": "old"}}, map[string]string{
 			"Ready": "False/ConflictingClusterConfigs", "NoMatchingNodes": "False/NodesSelected",
-			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "True/ConflictingClusterConfigs",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "True/ConflictingClusterConfigs", "RouterIDConflict": "False/RouterIDsUnique",
+		}},
+		{"router ID conflict", ClusterConfigFacts{SelectedNodes: 2, RouterIDConflicts: []RouterIDConflict{{LocalASN: 65001, RouterID: "10.255.1.1", Nodes: []string{"a", "b"}}}}, map[string]string{
+			"Ready": "False/RouterIDConflict", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "True/RouterIDConflict",
 		}},
 	}
 	for _, tc := range tests {
@@ -84,6 +90,30 @@ func TestMissingPeerConfigs(t *testing.T) {
 		instance(65002, peer("d", "10.1.1.4", 65002, "rack9"), peer("e", "10.1.1.5", 65002, "abc")))
 	got := MissingPeerConfigs(&cc, map[string]bool{"tor": true})
 	if diff := cmp.Diff([]string{"abc", "rack9"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestRouterIDConflicts(t *testing.T) {
+	nc := func(name string, ids map[int64]string) kbgpv1.BGPNodeConfig {
+		out := kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		for asn, id := range ids {
+			out.Status.BGPInstances = append(out.Status.BGPInstances, kbgpv1.BGPNodeInstanceStatus{LocalASN: asn, RouterID: id})
+		}
+		return out
+	}
+	got := RouterIDConflicts([]kbgpv1.BGPNodeConfig{
+		nc("c", map[int64]string{65001: "10.255.166.39"}),
+		nc("a", map[int64]string{65001: "10.255.166.39", 65002: "10.0.0.1"}),
+		nc("b", map[int64]string{65001: "10.0.0.2", 65002: "10.0.0.1"}),
+		nc("d", map[int64]string{65001: "10.0.0.1"}),  // same ID, other instance: fine
+		nc("unresolved", map[int64]string{65001: ""}), // not resolved yet
+	})
+	want := []RouterIDConflict{
+		{LocalASN: 65001, RouterID: "10.255.166.39", Nodes: []string{"a", "c"}},
+		{LocalASN: 65002, RouterID: "10.0.0.1", Nodes: []string{"a", "b"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
