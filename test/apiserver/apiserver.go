@@ -66,6 +66,9 @@ func Start() (*Server, error) {
 	return &Server{env: env, Config: cfg, Client: c, RepoRoot: root, assets: assets}, nil
 }
 
+// Kubectl is the path of the kubectl built with the assets.
+func (s *Server) Kubectl() string { return filepath.Join(s.assets, "kubectl") }
+
 // Stop stops kube-apiserver and etcd and removes their data.
 func (s *Server) Stop() error { return s.env.Stop() }
 
