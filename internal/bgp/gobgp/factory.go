@@ -1,0 +1,63 @@
+package gobgp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	api "github.com/osrg/gobgp/v4/api"
+	"github.com/osrg/gobgp/v4/pkg/server"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Factory starts GoBGP speakers.
+type Factory struct {
+	// Logger receives GoBGP's own logs (at warning level and above) and the adapter's.
+	Logger *slog.Logger
+}
+
+var _ bgp.RouterFactory = Factory{}
+
+// NewRouter starts a GoBGP server for one instance. It listens only when g.ListenPort
+// is set; otherwise GoBGP's ListenPort is -1 and the speaker only dials out.
+func (f Factory) NewRouter(ctx context.Context, key bgp.InstanceKey, g bgp.Global, notify func()) (bgp.Router, error) {
+	logger := f.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("instance", key.String())
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
+	gobgpLogger := slog.New(warnOnly{logger.Handler()}).With("component", "gobgp")
+	srv := server.NewBgpServer(server.LoggerOption(gobgpLogger, level))
+	go srv.Serve()
+
+	listenPort := int32(-1)
+	if g.ListenPort != 0 {
+		listenPort = int32(g.ListenPort)
+	}
+	global := &api.Global{
+		Asn:          g.ASN,
+		RouterId:     g.RouterID.String(),
+		ListenPort:   listenPort,
+		BindToDevice: g.BindDevice,
+	}
+	for _, a := range g.ListenAddresses {
+		global.ListenAddresses = append(global.ListenAddresses, a.String())
+	}
+	if err := srv.StartBgp(ctx, &api.StartBgpRequest{Global: global}); err != nil {
+		srv.Stop()
+		return nil, fmt.Errorf("start speaker %s: %w", key, err)
+	}
+	r := newRouter(srv, key, logger, notify)
+	if err := r.installPolicies(ctx); err != nil {
+		srv.Stop()
+		return nil, fmt.Errorf("speaker %s: %w", key, err)
+	}
+	if err := r.watch(); err != nil {
+		srv.Stop()
+		return nil, fmt.Errorf("speaker %s: %w", key, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,125 @@
+package gobgp
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	api "github.com/osrg/gobgp/v4/api"
+	"github.com/osrg/gobgp/v4/pkg/apiutil"
+	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
+	"github.com/osrg/gobgp/v4/pkg/server"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// session is what the state watch learned about one peer.
+type session struct {
+	establishedSince time.Time
+	lastDownReason   string
+}
+
+// watch follows peer state changes. The callback only records the change and calls
+// notify, which must not block: GoBGP delivers events from its own goroutine.
+func (r *router) watch() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stopWatch = cancel
+	err := r.srv.WatchEvent(ctx, server.WatchEventMessageCallbacks{
+		OnPeerUpdate: func(ev *apiutil.WatchEventMessage_PeerEvent, at time.Time) {
+			if ev.Type != apiutil.PEER_EVENT_STATE {
+				return
+			}
+			r.recordState(ev.Peer.State, at)
+			r.notify()
+		},
+	}, server.WatchPeer())
+	if err != nil {
+		cancel()
+		return fmt.Errorf("watch peers: %w", err)
+	}
+	return nil
+}
+
+func (r *router) recordState(st apiutil.PeerState, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[st.NeighborAddress]
+	if !ok {
+		return
+	}
+	if st.SessionState == gobgppacket.BGP_FSM_ESTABLISHED {
+		if s.establishedSince.IsZero() {
+			s.establishedSince = at
+		}
+		return
+	}
+	if !s.establishedSince.IsZero() {
+		s.lastDownReason = downReason(st)
+	}
+	s.establishedSince = time.Time{}
+}
+
+func downReason(st apiutil.PeerState) string {
+	if st.DisconnectMessage != "" {
+		return st.DisconnectMessage
+	}
+	return st.DisconnectReason.String()
+}
+
+// Peers lists every configured peer with its state and negotiated timers.
+func (r *router) Peers(ctx context.Context) ([]bgp.PeerStatus, error) {
+	var out []bgp.PeerStatus
+	err := r.srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+		out = append(out, r.peerStatus(p))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list peers: %w", err)
+	}
+	return out, nil
+}
+
+func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
+	addr, _ := netip.ParseAddr(p.GetConf().GetNeighborAddress())
+	st := bgp.PeerStatus{Address: addr, State: sessionState(p.GetState().GetSessionState())}
+	if id, err := netip.ParseAddr(p.GetState().GetRouterId()); err == nil {
+		st.RemoteRouterID = id
+	}
+	if st.State == bgp.StateEstablished {
+		t := p.GetTimers().GetState()
+		st.HoldTime = time.Duration(t.GetNegotiatedHoldTime()) * time.Second
+		st.Keepalive = time.Duration(t.GetKeepaliveInterval()) * time.Second
+		if up := t.GetUptime(); up != nil {
+			st.EstablishedSince = up.AsTime()
+		}
+	}
+	for _, afi := range p.GetAfiSafis() {
+		st.Received += afi.GetState().GetReceived()
+	}
+	r.mu.Lock()
+	if s, ok := r.sessions[addr]; ok {
+		st.LastDownReason = s.lastDownReason
+		if st.EstablishedSince.IsZero() && st.State == bgp.StateEstablished {
+			st.EstablishedSince = s.establishedSince
+		}
+	}
+	r.mu.Unlock()
+	return st
+}
+
+func sessionState(s api.PeerState_SessionState) bgp.SessionState {
+	switch s {
+	case api.PeerState_SESSION_STATE_CONNECT:
+		return bgp.StateConnect
+	case api.PeerState_SESSION_STATE_ACTIVE:
+		return bgp.StateActive
+	case api.PeerState_SESSION_STATE_OPENSENT:
+		return bgp.StateOpenSent
+	case api.PeerState_SESSION_STATE_OPENCONFIRM:
+		return bgp.StateOpenConfirm
+	case api.PeerState_SESSION_STATE_ESTABLISHED:
+		return bgp.StateEstablished
+	default:
+		return bgp.StateIdle
+	}
+}

@@ -1,0 +1,127 @@
+package bgp
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// InstanceKey names one BGP speaker on a node. An instance of the cluster config runs
+// one speaker per VRF its peers use (the equivalent of FRR's `router bgp ASN vrf NAME`),
+// so the key carries the VRF; "" is the default VRF.
+type InstanceKey struct {
+	LocalASN uint32
+	VRF      string
+}
+
+// String renders the key for logs and metric labels: "65001" or "65001/red".
+func (k InstanceKey) String() string {
+	if k.VRF == "" {
+		return fmt.Sprint(k.LocalASN)
+	}
+	return fmt.Sprintf("%d/%s", k.LocalASN, k.VRF)
+}
+
+// Global is what a speaker is started with. A change to any of these fields needs a new
+// speaker: BGP has no way to change the ASN or router ID of a running session, and the
+// listener is bound once.
+type Global struct {
+	ASN      uint32
+	RouterID netip.Addr
+	// ListenPort is the TCP port the speaker accepts sessions on; 0 means it does not
+	// listen at all and only dials out.
+	ListenPort uint16
+	// ListenAddresses restricts the listener to these addresses; empty means every
+	// address. Ignored when ListenPort is 0.
+	ListenAddresses []netip.Addr
+	// BindDevice is the VRF (or interface) the speaker's sockets are bound to with
+	// SO_BINDTODEVICE; "" for the default VRF.
+	BindDevice string
+}
+
+// Family is an address family the speaker runs with a peer.
+type Family string
+
+// The families kbgp runs.
+const (
+	FamilyIPv4Unicast Family = "ipv4-unicast"
+	FamilyIPv6Unicast Family = "ipv6-unicast"
+)
+
+// Timers are the session timers of a peer.
+type Timers struct {
+	ConnectRetry time.Duration
+	HoldTime     time.Duration
+	Keepalive    time.Duration
+}
+
+// GracefulRestart is the RFC 4724 configuration of a peer. It is negotiated only for the
+// peer's families.
+type GracefulRestart struct {
+	Enabled     bool
+	RestartTime time.Duration
+}
+
+// Peer is one configured BGP neighbour of a speaker. Peers are keyed by Name inside an
+// instance; Address alone is never a key, since two VRFs may use the same one.
+type Peer struct {
+	Name    string
+	Address netip.Addr
+	ASN     uint32
+	// Port is the peer's TCP port (179 by default).
+	Port uint16
+	// LocalAddress is the source address of the session; invalid means "chosen by the
+	// kernel".
+	LocalAddress netip.Addr
+	// LocalPort is the source port of the session; 0 means ephemeral.
+	LocalPort uint16
+	Timers    Timers
+	// EBGPMultihopTTL is the IP TTL of an eBGP session; 0 or 1 is a directly connected
+	// peer. Ignored for iBGP.
+	EBGPMultihopTTL uint8
+	GracefulRestart GracefulRestart
+	Families        []Family
+	// Password is the TCP MD5 key; empty means none.
+	Password Password
+	// BindDevice is the VRF (or interface) the session's socket is bound to.
+	BindDevice string
+}
+
+// Password is a TCP MD5 key. Its String and GoString methods redact it, so a Peer can
+// be logged, printed in a test failure or formatted into an error without leaking it.
+type Password string
+
+// String implements fmt.Stringer without revealing the key.
+func (p Password) String() string {
+	if p == "" {
+		return ""
+	}
+	return "<redacted>"
+}
+
+// GoString implements fmt.GoStringer (%#v) without revealing the key.
+func (p Password) GoString() string { return fmt.Sprintf("bgp.Password(%q)", p.String()) }
+
+// MarshalText implements encoding.TextMarshaler (JSON, slog) without revealing the key.
+func (p Password) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// Path is a route a speaker originates.
+type Path struct {
+	Prefix     netip.Prefix
+	Attributes PathAttributes
+}
+
+// PathAttributes are the attributes kbgp sets on an originated path.
+type PathAttributes struct {
+	// Communities are RFC 1997 communities, well-known ones included, as 32-bit values.
+	Communities []uint32
+	// LargeCommunities are RFC 8092 communities.
+	LargeCommunities []LargeCommunity
+	// LocalPreference is sent to iBGP peers; nil leaves it unset.
+	LocalPreference *uint32
+}
+
+// LargeCommunity is an RFC 8092 large community.
+type LargeCommunity struct {
+	GlobalAdmin, LocalData1, LocalData2 uint32
+}

@@ -1,0 +1,37 @@
+package bgp
+
+import (
+	"net/netip"
+	"time"
+)
+
+// SessionState is a BGP finite-state-machine state (RFC 4271 section 8).
+type SessionState string
+
+// The FSM states, named as in BGPNodeConfig status.
+const (
+	StateIdle        SessionState = "Idle"
+	StateConnect     SessionState = "Connect"
+	StateActive      SessionState = "Active"
+	StateOpenSent    SessionState = "OpenSent"
+	StateOpenConfirm SessionState = "OpenConfirm"
+	StateEstablished SessionState = "Established"
+)
+
+// PeerStatus is what a speaker reports about one peer.
+type PeerStatus struct {
+	Address netip.Addr
+	State   SessionState
+	// EstablishedSince is when the session last reached Established; zero when it is not.
+	EstablishedSince time.Time
+	// HoldTime and Keepalive are the negotiated timers; zero before Established.
+	HoldTime  time.Duration
+	Keepalive time.Duration
+	// RemoteRouterID is the router ID the peer sent in its OPEN.
+	RemoteRouterID netip.Addr
+	// LastDownReason says why the session last went down ("" when it never did), e.g. a
+	// NOTIFICATION's code and subcode or "hold timer expired".
+	LastDownReason string
+	// Received counts the prefixes received from the peer (none are ever imported).
+	Received uint64
+}

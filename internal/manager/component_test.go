@@ -1,0 +1,238 @@
+package manager
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+)
+
+// These tests run the manager with the GoBGP adapter against real GoBGP speakers on
+// loopback addresses (127.0.0.0/8 needs no configuration): the local speaker dials from
+// 127.0.0.1, the routers listen on 127.0.0.2 and 127.0.0.3.
+
+var (
+	local   = netip.MustParseAddr("127.0.0.1")
+	routerA = netip.MustParseAddr("127.0.0.2")
+	routerB = netip.MustParseAddr("127.0.0.3")
+	key     = bgp.InstanceKey{LocalASN: 65001}
+	pfxPod  = netip.MustParsePrefix("10.244.1.0/24")
+	pfxSvc  = netip.MustParsePrefix("203.0.113.10/32")
+	pfxPod6 = netip.MustParsePrefix("2001:db8:244:1::/64")
+)
+
+const sessionTimeout = 20 * time.Second
+
+func newTestManager(t *testing.T) *Manager {
+	t.Helper()
+	m := New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
+	t.Cleanup(func() { _ = m.Stop(context.Background(), false) })
+	return m
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...netip.Prefix) bgp.DesiredPeer {
+	set := map[netip.Prefix]struct{}{}
+	for _, p := range export {
+		set[p] = struct{}{}
+	}
+	return bgp.DesiredPeer{
+		Peer: bgp.Peer{
+			Name: name, Address: r.Addr, ASN: asn, Port: r.Port, LocalAddress: local,
+			Timers:   bgp.Timers{ConnectRetry: time.Second, HoldTime: 9 * time.Second, Keepalive: 3 * time.Second},
+			Families: []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast},
+		},
+		Export: set,
+	}
+}
+
+func desired(routerID string, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
+	inst := bgp.DesiredInstance{
+		Global: bgp.Global{ASN: key.LocalASN, RouterID: netip.MustParseAddr(routerID)},
+		Peers:  map[string]bgp.DesiredPeer{},
+		Paths:  paths,
+	}
+	for _, p := range peers {
+		inst.Peers[p.Name] = p
+	}
+	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: inst}}
+}
+
+func apply(t *testing.T, m *Manager, d bgp.Desired) {
+	t.Helper()
+	if err := m.Apply(context.Background(), d); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+}
+
+func prefixesOf(routes []gobgptest.Route) []netip.Prefix {
+	out := []netip.Prefix{}
+	for _, r := range routes {
+		out = append(out, r.Prefix)
+	}
+	return out
+}
+
+func waitRoutes(t *testing.T, r *gobgptest.Peer, family string, want ...netip.Prefix) {
+	t.Helper()
+	if want == nil {
+		want = []netip.Prefix{}
+	}
+	var got []netip.Prefix
+	gobgptest.Eventually(t, sessionTimeout, "routes at "+r.Addr.String(), func() bool {
+		got = prefixesOf(r.Routes(t, family))
+		return cmp.Equal(got, want, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }))
+	})
+}
+
+func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
+	a := gobgptest.Start(t, routerA, 65010)
+	b := gobgptest.Start(t, routerB, 65020)
+	a.AddNeighbor(t, local, 65001)
+	b.AddNeighbor(t, local, 65001)
+	m := newTestManager(t)
+	paths := map[netip.Prefix]bgp.PathAttributes{
+		pfxPod:  {Communities: []uint32{65001<<16 | 100}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}},
+		pfxSvc:  {},
+		pfxPod6: {},
+	}
+	apply(t, m, desired("10.0.0.1", paths, peerTo("a", a, 65010, pfxPod, pfxPod6), peerTo("b", b, 65020)))
+	a.WaitEstablished(t, local, sessionTimeout)
+	b.WaitEstablished(t, local, sessionTimeout)
+	waitRoutes(t, a, "ipv4", pfxPod)
+	waitRoutes(t, a, "ipv6", pfxPod6)
+	got := a.Routes(t, "ipv4")[0]
+	if diff := cmp.Diff([]uint32{65001<<16 | 100}, got.Communities); diff != "" {
+		t.Errorf("communities at router A (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"65001:1:2"}, got.LargeCommunities); diff != "" {
+		t.Errorf("large communities at router A (-want +got):\n%s", diff)
+	}
+	waitRoutes(t, b, "ipv4")
+
+	// Export changes: B starts getting the service route, A stops getting the pod CIDR.
+	apply(t, m, desired("10.0.0.1", paths, peerTo("a", a, 65010, pfxPod6), peerTo("b", b, 65020, pfxSvc)))
+	waitRoutes(t, a, "ipv4")
+	waitRoutes(t, b, "ipv4", pfxSvc)
+
+	snap, err := m.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := snap[key].Peers["b"]; s.Status.State != bgp.StateEstablished || s.Advertised != 1 || s.Status.HoldTime != 9*time.Second {
+		t.Errorf("snapshot of peer b = %+v, want Established, 1 advertised, hold 9s", s)
+	}
+	if a.Drops(local)+b.Drops(local) != 0 {
+		t.Errorf("export changes reset sessions: drops A=%d B=%d", a.Drops(local), b.Drops(local))
+	}
+}
+
+func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
+	a := gobgptest.Start(t, routerA, 65010)
+	b := gobgptest.Start(t, routerB, 65020)
+	a.AddNeighbor(t, local, 65001)
+	b.AddNeighbor(t, local, 65001)
+	m := newTestManager(t)
+	paths := map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}
+	peerA := peerTo("a", a, 65010, pfxPod)
+	apply(t, m, desired("10.0.0.1", paths, peerA))
+	a.WaitEstablished(t, local, sessionTimeout)
+
+	edits := []struct {
+		name string
+		d    bgp.Desired
+	}{
+		{"add another peer", desired("10.0.0.1", paths, peerA, peerTo("b", b, 65020))},
+		{"new path for the other peer", desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {}, pfxSvc: {}}, peerA, peerTo("b", b, 65020, pfxSvc))},
+		{"attributes of a path change", desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {Communities: []uint32{1}}, pfxSvc: {}}, peerA, peerTo("b", b, 65020, pfxSvc))},
+		{"connect retry changes", func() bgp.Desired {
+			p := peerA
+			p.Timers.ConnectRetry = 5 * time.Second
+			return desired("10.0.0.1", paths, p)
+		}()},
+		{"keepalive changes", func() bgp.Desired {
+			p := peerA
+			p.Timers.Keepalive = 2 * time.Second
+			return desired("10.0.0.1", paths, p)
+		}()},
+		{"remove the other peer", desired("10.0.0.1", paths, peerA)},
+	}
+	for _, e := range edits {
+		apply(t, m, e.d)
+	}
+	waitRoutes(t, a, "ipv4", pfxPod)
+	if n := a.Drops(local); n != 0 {
+		t.Fatalf("%d unrelated edits dropped the session %d times", len(edits), n)
+	}
+	if got := a.State(t, local); got.String() != "SESSION_STATE_ESTABLISHED" {
+		t.Fatalf("session with A is %s after unrelated edits", got)
+	}
+
+	// Negative control: the hold time is negotiated in OPEN, so it needs a new session.
+	held := peerA
+	held.Timers.HoldTime = 30 * time.Second
+	apply(t, m, desired("10.0.0.1", paths, held))
+	gobgptest.Eventually(t, sessionTimeout, "hold time change resets the session", func() bool { return a.Drops(local) == 1 })
+	a.WaitEstablished(t, local, sessionTimeout)
+
+	// A new router ID needs a new speaker, which resets again.
+	apply(t, m, desired("10.0.0.2", paths, held))
+	gobgptest.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
+	a.WaitEstablished(t, local, sessionTimeout)
+	waitRoutes(t, a, "ipv4", pfxPod)
+}
+
+func TestMD5(t *testing.T) {
+	a := gobgptest.Start(t, routerA, 65010)
+	a.AddNeighbor(t, local, 65001, gobgptest.WithPassword("s3cret"))
+	b := gobgptest.Start(t, routerB, 65020)
+	b.AddNeighbor(t, local, 65001, gobgptest.WithPassword("s3cret"))
+	m := newTestManager(t)
+	right := peerTo("a", a, 65010)
+	right.Password = "s3cret"
+	wrong := peerTo("b", b, 65020)
+	wrong.Password = "wrong"
+	apply(t, m, desired("10.0.0.1", nil, right, wrong))
+	a.WaitEstablished(t, local, sessionTimeout)
+	time.Sleep(3 * time.Second)
+	if got := b.State(t, local); got.String() == "SESSION_STATE_ESTABLISHED" {
+		t.Fatalf("session with the wrong MD5 key is %s", got)
+	}
+}
+
+func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
+	for _, graceful := range []bool{true, false} {
+		t.Run(map[bool]string{true: "graceful", false: "cease"}[graceful], func(t *testing.T) {
+			a := gobgptest.Start(t, routerA, 65010)
+			a.AddNeighbor(t, local, 65001, gobgptest.WithGracefulRestart(120*time.Second))
+			m := newTestManager(t)
+			p := peerTo("a", a, 65010, pfxPod)
+			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
+			apply(t, m, desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}, p))
+			a.WaitEstablished(t, local, sessionTimeout)
+			waitRoutes(t, a, "ipv4", pfxPod)
+			if err := m.Stop(context.Background(), graceful); err != nil {
+				t.Fatal(err)
+			}
+			gobgptest.Eventually(t, sessionTimeout, "session down", func() bool { return a.Drops(local) == 1 })
+			time.Sleep(time.Second)
+			routes := a.Routes(t, "ipv4")
+			if graceful && len(routes) != 1 {
+				t.Fatalf("after a graceful stop the peer has %v, want the pod CIDR kept as stale", routes)
+			}
+			if !graceful && len(routes) != 0 {
+				t.Fatalf("after a Cease the peer still has %v", routes)
+			}
+		})
+	}
+}

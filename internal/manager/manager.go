@@ -1,0 +1,160 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/netip"
+	"slices"
+	"sync"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Manager owns the speakers of one node.
+type Manager struct {
+	factory bgp.RouterFactory
+	logger  *slog.Logger
+	// notify is handed to every speaker: called on any session state change.
+	notify func()
+
+	mu        sync.Mutex
+	instances map[bgp.InstanceKey]*instance
+	// peerErrors holds the last error of each peer that could not be applied, so that
+	// status can name it; a later successful apply clears it.
+	peerErrors map[PeerRef]error
+}
+
+// PeerRef names a peer across instances and VRFs.
+type PeerRef struct {
+	Instance bgp.InstanceKey
+	Name     string
+}
+
+// instance is a running speaker and what was last applied to it.
+type instance struct {
+	global bgp.Global
+	router bgp.Router
+	peers  map[string]appliedPeer
+	paths  map[netip.Prefix]bgp.PathAttributes
+}
+
+// appliedPeer is the configuration a peer runs with.
+type appliedPeer struct {
+	peer   bgp.Peer
+	export map[netip.Prefix]struct{}
+}
+
+// New returns a manager that starts speakers with factory. notify must not block.
+func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Manager {
+	if notify == nil {
+		notify = func() {}
+	}
+	return &Manager{
+		factory:    factory,
+		logger:     logger,
+		notify:     notify,
+		instances:  map[bgp.InstanceKey]*instance{},
+		peerErrors: map[PeerRef]error{},
+	}
+}
+
+// Apply makes the running speakers match d. Instances are independent: a failure in
+// one is returned (joined with the others) after every instance had its turn, and what
+// failed is retried on the next Apply since it never became "last applied".
+func (m *Manager) Apply(ctx context.Context, d bgp.Desired) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for _, key := range sortedKeys(m.instances) {
+		want, ok := d.Instances[key]
+		if !ok || !sameGlobal(m.instances[key].global, want.Global) {
+			reason := "instance removed"
+			if ok {
+				reason = "ASN, router ID, listener or VRF changed"
+			}
+			errs = append(errs, m.removeInstance(ctx, key, reason))
+		}
+	}
+	for _, key := range sortedKeys(d.Instances) {
+		want := d.Instances[key]
+		inst, ok := m.instances[key]
+		if !ok {
+			var err error
+			if inst, err = m.startInstance(ctx, key, want.Global); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		errs = append(errs, m.reconcileInstance(ctx, key, inst, want))
+	}
+	return errors.Join(errs...)
+}
+
+// PeerErrors returns the peers that could not be applied and why.
+func (m *Manager) PeerErrors() map[PeerRef]error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.peerErrors)
+}
+
+// Stop stops every speaker. With gracefulRestart, peers that negotiated graceful
+// restart keep our routes while we are away; otherwise every session gets a Cease.
+func (m *Manager) Stop(ctx context.Context, gracefulRestart bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for _, key := range sortedKeys(m.instances) {
+		errs = append(errs, m.instances[key].router.Stop(ctx, gracefulRestart))
+		delete(m.instances, key)
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
+	r, err := m.factory.NewRouter(ctx, key, g, m.notify)
+	if err != nil {
+		return nil, fmt.Errorf("start instance %s: %w", key, err)
+	}
+	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}, paths: map[netip.Prefix]bgp.PathAttributes{}}
+	m.instances[key] = inst
+	m.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
+	return inst, nil
+}
+
+func (m *Manager) removeInstance(ctx context.Context, key bgp.InstanceKey, reason string) error {
+	inst := m.instances[key]
+	delete(m.instances, key)
+	for ref := range m.peerErrors {
+		if ref.Instance == key {
+			delete(m.peerErrors, ref)
+		}
+	}
+	m.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
+	if err := inst.router.Stop(ctx, false); err != nil {
+		return fmt.Errorf("stop instance %s: %w", key, err)
+	}
+	return nil
+}
+
+func sameGlobal(a, b bgp.Global) bool {
+	return a.ASN == b.ASN && a.RouterID == b.RouterID && a.ListenPort == b.ListenPort &&
+		a.BindDevice == b.BindDevice && slices.Equal(a.ListenAddresses, b.ListenAddresses)
+}
+
+func sortedKeys[V any](m map[bgp.InstanceKey]V) []bgp.InstanceKey {
+	return slices.SortedFunc(maps.Keys(m), func(a, b bgp.InstanceKey) int {
+		if a.LocalASN != b.LocalASN {
+			return int(int64(a.LocalASN) - int64(b.LocalASN))
+		}
+		switch {
+		case a.VRF < b.VRF:
+			return -1
+		case a.VRF > b.VRF:
+			return 1
+		}
+		return 0
+	})
+}

@@ -1,0 +1,64 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// PeerSnapshot is one configured peer with its live state.
+type PeerSnapshot struct {
+	Peer   bgp.Peer
+	Status bgp.PeerStatus
+	// Advertised is the number of prefixes the peer is sent, counted from the applied
+	// export set rather than by walking the router's RIB.
+	Advertised int
+}
+
+// InstanceSnapshot is one running speaker with its peers by name.
+type InstanceSnapshot struct {
+	Global bgp.Global
+	Peers  map[string]PeerSnapshot
+}
+
+// Snapshot reports every running instance and peer. Peers are matched to the router's
+// report by address inside their own instance, since only there is an address unique.
+func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[bgp.InstanceKey]InstanceSnapshot, len(m.instances))
+	var errs []error
+	for key, inst := range m.instances {
+		statuses, err := inst.router.Peers(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
+		}
+		byAddr := make(map[netip.Addr]bgp.PeerStatus, len(statuses))
+		for _, s := range statuses {
+			byAddr[s.Address] = s
+		}
+		snap := InstanceSnapshot{Global: inst.global, Peers: make(map[string]PeerSnapshot, len(inst.peers))}
+		for name, ap := range inst.peers {
+			st, ok := byAddr[ap.peer.Address]
+			if !ok {
+				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
+			}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, Advertised: countExported(ap.export, inst.paths)}
+		}
+		out[key] = snap
+	}
+	return out, errors.Join(errs...)
+}
+
+func countExported(export map[netip.Prefix]struct{}, paths map[netip.Prefix]bgp.PathAttributes) int {
+	n := 0
+	for p := range export {
+		if _, ok := paths[p]; ok {
+			n++
+		}
+	}
+	return n
+}
