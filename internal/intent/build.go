@@ -1,0 +1,147 @@
+package intent
+
+import (
+	"fmt"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/routerid"
+)
+
+// Input is everything Build reads.
+type Input struct {
+	NodeConfig *kbgpv1.BGPNodeConfig
+	Node       *corev1.Node
+	// PeerConfigs, Secrets: the referenced objects that exist, by name. Secrets are
+	// those of the agent's namespace.
+	PeerConfigs    map[string]*kbgpv1.BGPPeerConfig
+	Secrets        map[string]*corev1.Secret
+	Advertisements []kbgpv1.BGPAdvertisement
+	// Previous is what the last Build produced; peers and instances that cannot be built
+	// now keep running as they were.
+	Previous bgp.Desired
+}
+
+// Result is what the node must run and what went wrong.
+type Result struct {
+	Desired bgp.Desired
+	// RouterIDs holds the resolution of each instance by local ASN.
+	RouterIDs map[int64]routerid.Result
+	// RouterIDErrors holds the instances whose router ID could not be resolved.
+	RouterIDErrors map[int64]error
+	// Failed lists the resources that could not be applied, and why.
+	Failed []kbgpv1.FailedResource
+}
+
+// Build computes the desired state of one node.
+func Build(in Input) Result {
+	res := Result{
+		Desired:        bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{}},
+		RouterIDs:      map[int64]routerid.Result{},
+		RouterIDErrors: map[int64]error{},
+	}
+	if in.NodeConfig == nil {
+		return res
+	}
+	for _, inst := range in.NodeConfig.Spec.BGPInstances {
+		rid, err := resolveRouterID(inst, in.Node)
+		if err != nil {
+			res.RouterIDErrors[inst.LocalASN] = err
+			keepPreviousInstances(&res.Desired, in.Previous, uint32(inst.LocalASN))
+			continue
+		}
+		res.RouterIDs[inst.LocalASN] = rid
+		b := instanceBuilder{in: in, inst: inst, routerID: rid.RouterID, out: &res}
+		b.build()
+	}
+	res.Failed = dedupe(res.Failed)
+	return res
+}
+
+func resolveRouterID(inst kbgpv1.BGPNodeInstance, node *corev1.Node) (routerid.Result, error) {
+	ri := routerid.Input{Config: routerid.Config{RouterID: inst.RouterID, RouterIDPool: inst.RouterIDPool}}
+	if node != nil {
+		ri.NodeName = node.Name
+		ri.NodeAddresses = node.Status.Addresses
+		ri.NodeAnnotations = node.Annotations
+	}
+	return routerid.Resolve(ri)
+}
+
+// keepPreviousInstances carries over every speaker (all VRFs) of one ASN unchanged.
+func keepPreviousInstances(d *bgp.Desired, prev bgp.Desired, asn uint32) {
+	for k, v := range prev.Instances {
+		if k.LocalASN == asn {
+			d.Instances[k] = v
+		}
+	}
+}
+
+// instanceBuilder builds the speakers of one BGPNodeInstance: one per VRF its peers use.
+type instanceBuilder struct {
+	in       Input
+	inst     kbgpv1.BGPNodeInstance
+	routerID netip.Addr
+	out      *Result
+}
+
+func (b instanceBuilder) build() {
+	for _, np := range b.inst.Peers {
+		key := bgp.InstanceKey{LocalASN: uint32(b.inst.LocalASN), VRF: np.VRF}
+		di := b.speaker(key)
+		peer, ads, problems := buildPeer(b.in, b.inst, np)
+		b.out.Failed = append(b.out.Failed, problems...)
+		if peer == nil {
+			if prev, ok := previousPeer(b.in.Previous, key, np.Name); ok {
+				di.Peers[np.Name] = prev
+				for p := range prev.Export {
+					di.Paths[p] = b.in.Previous.Instances[key].Paths[p]
+				}
+			}
+			continue
+		}
+		export := map[netip.Prefix]struct{}{}
+		for _, a := range podCIDRPaths(b.in.Advertisements, ads, b.in.Node, peer.ASN == uint32(b.inst.LocalASN)) {
+			export[a.Prefix] = struct{}{}
+			di.Paths[a.Prefix] = mergeAttributes(di.Paths[a.Prefix], a.Attributes)
+		}
+		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer, Export: export}
+	}
+}
+
+// speaker returns the (possibly new) desired speaker for key.
+func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
+	if di, ok := b.out.Desired.Instances[key]; ok {
+		return di
+	}
+	g := bgp.Global{ASN: key.LocalASN, RouterID: b.routerID, BindDevice: key.VRF}
+	if b.inst.LocalPort != nil {
+		g.ListenPort = uint16(*b.inst.LocalPort)
+	}
+	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: map[netip.Prefix]bgp.PathAttributes{}}
+	b.out.Desired.Instances[key] = di
+	return di
+}
+
+func previousPeer(prev bgp.Desired, key bgp.InstanceKey, name string) (bgp.DesiredPeer, bool) {
+	p, ok := prev.Instances[key].Peers[name]
+	return p, ok
+}
+
+// dedupe keeps the first entry of each (kind, name): status keys failedResources by
+// them, and two peers referencing one missing peer config are one problem.
+func dedupe(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
+	seen := map[string]bool{}
+	var out []kbgpv1.FailedResource
+	for _, f := range in {
+		k := fmt.Sprintf("%s/%s", f.Kind, f.Name)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package intent
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+var cmpOpts = []cmp.Option{
+	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
+	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
+	cmpopts.EquateEmpty(),
+}
+
+func node() *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Annotations: map[string]string{"rid": "10.9.9.9"}},
+		Spec:       corev1.NodeSpec{PodCIDRs: []string{"10.244.1.0/24", "2001:db8:244:1::/64"}},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: "2001:db8::10"},
+			{Type: corev1.NodeInternalIP, Address: "10.0.0.10"},
+		}},
+	}
+}
+
+func nodeConfig(routerID string, peers ...kbgpv1.BGPNodePeer) *kbgpv1.BGPNodeConfig {
+	return &kbgpv1.BGPNodeConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1"},
+		Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: routerID},
+			Peers:               peers,
+		}}},
+	}
+}
+
+func nodePeer(name, addr string, asn int64, ref string) kbgpv1.BGPNodePeer {
+	p := kbgpv1.BGPNodePeer{BGPPeer: kbgpv1.BGPPeer{Name: name, PeerAddress: addr, PeerASN: asn}}
+	if ref != "" {
+		p.PeerConfigRef = &kbgpv1.PeerConfigReference{Name: ref}
+	}
+	return p
+}
+
+func defaultPeer(name, addr string, asn uint32) bgp.Peer {
+	return bgp.Peer{
+		Name: name, Address: netip.MustParseAddr(addr), ASN: asn, Port: 179,
+		Timers:   bgp.Timers{ConnectRetry: 120 * time.Second, HoldTime: 90 * time.Second, Keepalive: 30 * time.Second},
+		Families: []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast},
+	}
+}
+
+var key = bgp.InstanceKey{LocalASN: 65001}
+
+func global(rid string) bgp.Global {
+	return bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr(rid)}
+}
+
+func oneInstance(g bgp.Global, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
+	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: paths}
+	for _, p := range peers {
+		di.Peers[p.Name] = p
+	}
+	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: di}}
+}
+
+func desiredPeer(p bgp.Peer, export ...string) bgp.DesiredPeer {
+	set := map[netip.Prefix]struct{}{}
+	for _, e := range export {
+		set[netip.MustParsePrefix(e)] = struct{}{}
+	}
+	return bgp.DesiredPeer{Peer: p, Export: set}
+}
+
+func fullPeerConfig() *kbgpv1.BGPPeerConfig {
+	return &kbgpv1.BGPPeerConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
+		Spec: kbgpv1.BGPPeerConfigSpec{
+			Transport:       &kbgpv1.BGPTransport{PeerPort: ptr.To[int32](1179), LocalPort: ptr.To[int32](40000)},
+			Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](5), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+			GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](60)},
+			EBGPMultihop:    ptr.To[int32](4),
+			AuthSecretRef:   ptr.To("bgp-auth"),
+			Families:        []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast}},
+		},
+	}
+}
+
+func secret(data map[string]string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bgp-auth"}, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return s
+}
+
+func TestBuildPeers(t *testing.T) {
+	full := defaultPeer("tor", "10.1.1.1", 65002)
+	full.Port, full.LocalPort = 1179, 40000
+	full.Timers = bgp.Timers{ConnectRetry: 5 * time.Second, HoldTime: 9 * time.Second, Keepalive: 3 * time.Second}
+	full.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 60 * time.Second}
+	full.EBGPMultihopTTL = 4
+	full.Families = []bgp.Family{bgp.FamilyIPv4Unicast}
+	full.Password = "s3cret"
+
+	ibgp := full
+	ibgp.ASN = 65001
+	ibgp.EBGPMultihopTTL = 0
+
+	overridden := defaultPeer("tor", "10.1.1.1", 65002)
+	overridden.LocalAddress = netip.MustParseAddr("10.1.1.10")
+	overridden.LocalPort = 40179
+	withOverride := nodePeer("tor", "10.1.1.1", 65002, "")
+	withOverride.LocalAddress = "10.1.1.10"
+	withOverride.LocalPort = ptr.To[int32](40179)
+
+	previous := oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(full))
+
+	tests := []struct {
+		name       string
+		in         Input
+		want       bgp.Desired
+		wantFailed []kbgpv1.FailedResource
+	}{{
+		name: "no peer config: defaults, router ID from the node's InternalIP IPv4",
+		in:   Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "")), Node: node()},
+		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))),
+	}, {
+		name: "peer config with every field and the MD5 password from the Secret",
+		in: Input{
+			NodeConfig:  nodeConfig("10.10.10.10", nodePeer("tor", "10.1.1.1", 65002, "rack1")),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
+		},
+		want: oneInstance(global("10.10.10.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(full)),
+	}, {
+		name: "eBGP multihop is ignored for iBGP",
+		in: Input{
+			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65001, "rack1")),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
+		},
+		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(ibgp)),
+	}, {
+		name: "node override of local address and port",
+		in:   Input{NodeConfig: nodeConfig("", withOverride), Node: node()},
+		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(overridden)),
+	}, {
+		name:       "missing peer config: peer not started, reported",
+		in:         Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack9"), nodePeer("tor-b", "10.1.1.2", 65002, "rack9")), Node: node()},
+		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		wantFailed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}},
+	}, {
+		name: "missing Secret: peer not started, reported",
+		in: Input{
+			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack1")),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+		},
+		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peers using it are not started"}},
+	}, {
+		name: "Secret without the password key: peer not started, never an empty password",
+		in: Input{
+			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack1")),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"pass": "s3cret"})},
+		},
+		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: `has no "password" key; peers using it are not started`}},
+	}, {
+		name: "Secret deleted under a running peer: the last good peer keeps running",
+		in: Input{
+			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack1")),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Previous:    previous,
+		},
+		want:       previous,
+		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peers using it are not started"}},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Build(tc.in)
+			if diff := cmp.Diff(tc.want, got.Desired, cmpOpts...); diff != "" {
+				t.Errorf("desired (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantFailed, got.Failed, cmpOpts...); diff != "" {
+				t.Errorf("failed resources (-want +got):\n%s", diff)
+			}
+			for _, f := range got.Failed {
+				if strings.Contains(f.Message, "s3cret") {
+					t.Errorf("failed resource reveals the password: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestBuildVRFPeersGetTheirOwnSpeaker(t *testing.T) {
+	red := nodePeer("tor-red", "10.1.1.1", 65002, "")
+	red.VRF = "red"
+	nc := nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, ""), red)
+	nc.Spec.BGPInstances[0].LocalPort = ptr.To[int32](179)
+	got := Build(Input{NodeConfig: nc, Node: node()}).Desired
+
+	redPeer := defaultPeer("tor-red", "10.1.1.1", 65002)
+	redPeer.BindDevice = "red"
+	g := global("10.0.0.10")
+	g.ListenPort = 179
+	gRed := g
+	gRed.BindDevice = "red"
+	want := bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
+		key: {Global: g, Peers: map[string]bgp.DesiredPeer{"tor": desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))}},
+		{LocalASN: 65001, VRF: "red"}: {Global: gRed, Peers: map[string]bgp.DesiredPeer{"tor-red": desiredPeer(redPeer)}},
+	}}
+	if diff := cmp.Diff(want, got, cmpOpts...); diff != "" {
+		t.Errorf("desired (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuildRouterID(t *testing.T) {
+	ipv6Only := node()
+	ipv6Only.Status.Addresses = ipv6Only.Status.Addresses[:1]
+	tests := []struct {
+		name     string
+		routerID string
+		node     *corev1.Node
+		want     string
+		source   kbgpv1.RouterIDSource
+		wantErr  bool
+	}{
+		{"explicit", "10.10.10.10", node(), "10.10.10.10", kbgpv1.RouterIDSourceExplicit, false},
+		{"template from annotation", "${node.annotations['rid']}", node(), "10.9.9.9", kbgpv1.RouterIDSourceTemplate, false},
+		{"node InternalIP IPv4", "", node(), "10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, false},
+		{"IPv6-only node: hash of the node name", "", ipv6Only, "10.255.166.39", kbgpv1.RouterIDSourceHash, false},
+		{"template with no value: an error, never a silent default", "${node.annotations['missing']}", node(), "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build(Input{NodeConfig: nodeConfig(tc.routerID, nodePeer("tor", "10.1.1.1", 65002, "")), Node: tc.node})
+			if err := res.RouterIDErrors[65001]; (err != nil) != tc.wantErr {
+				t.Fatalf("router ID error = %v, want error %v", err, tc.wantErr)
+			}
+			if tc.wantErr {
+				if len(res.Desired.Instances) != 0 {
+					t.Fatalf("instance runs without a router ID: %+v", res.Desired)
+				}
+				return
+			}
+			got := res.RouterIDs[65001]
+			if got.RouterID.String() != tc.want || got.Source != tc.source {
+				t.Fatalf("router ID = %s (%s), want %s (%s)", got.RouterID, got.Source, tc.want, tc.source)
+			}
+			if rid := res.Desired.Instances[key].Global.RouterID.String(); rid != tc.want {
+				t.Fatalf("speaker runs with router ID %s, want %s", rid, tc.want)
+			}
+		})
+	}
+}

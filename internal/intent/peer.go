@@ -1,0 +1,131 @@
+package intent
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Defaults of BGPPeerConfig, used when a peer has no peerConfigRef (the schema fills
+// them in on objects that exist).
+const (
+	defaultPeerPort     = 179
+	defaultConnectRetry = 120 * time.Second
+	defaultHoldTime     = 90 * time.Second
+	defaultKeepalive    = 30 * time.Second
+	defaultRestartTime  = 120 * time.Second
+	// passwordKey is the Secret key holding the TCP MD5 password.
+	passwordKey = "password"
+)
+
+// buildPeer builds one peer and returns the advertisement selectors of its families.
+// It returns a nil peer when the peer must not start: its BGPPeerConfig or auth Secret
+// is missing, or the Secret has no password (never silently "no password").
+func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*bgp.Peer, []familyAdvertisements, []kbgpv1.FailedResource) {
+	addr, err := netip.ParseAddr(np.PeerAddress)
+	if err != nil {
+		// The schema refuses this; a node config written around it is still not a crash.
+		return nil, nil, []kbgpv1.FailedResource{{Kind: "BGPNodeConfig", Name: in.NodeConfig.Name,
+			Message: fmt.Sprintf("peer %s: invalid peerAddress", np.Name)}}
+	}
+	p := &bgp.Peer{
+		Name: np.Name, Address: addr.Unmap(), ASN: uint32(np.PeerASN), Port: defaultPeerPort,
+		Timers:     bgp.Timers{ConnectRetry: defaultConnectRetry, HoldTime: defaultHoldTime, Keepalive: defaultKeepalive},
+		Families:   []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast},
+		BindDevice: np.VRF,
+	}
+	var spec kbgpv1.BGPPeerConfigSpec
+	if np.PeerConfigRef != nil {
+		pc, ok := in.PeerConfigs[np.PeerConfigRef.Name]
+		if !ok {
+			return nil, nil, []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: np.PeerConfigRef.Name, Message: "not found"}}
+		}
+		spec = pc.Spec
+	}
+	applyTransport(p, spec.Transport)
+	applyTimers(p, spec.Timers)
+	if np.LocalAddress != "" {
+		if la, err := netip.ParseAddr(np.LocalAddress); err == nil {
+			p.LocalAddress = la.Unmap()
+		}
+	}
+	if np.LocalPort != nil {
+		p.LocalPort = uint16(*np.LocalPort)
+	}
+	if spec.EBGPMultihop != nil && np.PeerASN != inst.LocalASN {
+		p.EBGPMultihopTTL = uint8(*spec.EBGPMultihop)
+	}
+	if gr := spec.GracefulRestart; gr != nil && gr.Enabled {
+		p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: defaultRestartTime}
+		if gr.RestartTimeSeconds != nil {
+			p.GracefulRestart.RestartTime = seconds(*gr.RestartTimeSeconds)
+		}
+	}
+	var ads []familyAdvertisements
+	if len(spec.Families) > 0 {
+		p.Families = nil
+		for _, f := range spec.Families {
+			fam := bgp.FamilyIPv4Unicast
+			if f.AFI == kbgpv1.AFIIPv6 {
+				fam = bgp.FamilyIPv6Unicast
+			}
+			p.Families = append(p.Families, fam)
+			ads = append(ads, familyAdvertisements{family: fam, selector: f.Advertisements})
+		}
+	}
+	if spec.AuthSecretRef != nil {
+		pw, problem := password(in, *spec.AuthSecretRef)
+		if problem != nil {
+			return nil, nil, []kbgpv1.FailedResource{*problem}
+		}
+		p.Password = pw
+	}
+	return p, ads, nil
+}
+
+func applyTransport(p *bgp.Peer, t *kbgpv1.BGPTransport) {
+	if t == nil {
+		return
+	}
+	if t.PeerPort != nil {
+		p.Port = uint16(*t.PeerPort)
+	}
+	if t.LocalPort != nil {
+		p.LocalPort = uint16(*t.LocalPort)
+	}
+}
+
+func applyTimers(p *bgp.Peer, t *kbgpv1.BGPTimers) {
+	if t == nil {
+		return
+	}
+	if t.ConnectRetryTimeSeconds != nil {
+		p.Timers.ConnectRetry = seconds(*t.ConnectRetryTimeSeconds)
+	}
+	if t.HoldTimeSeconds != nil {
+		p.Timers.HoldTime = seconds(*t.HoldTimeSeconds)
+	}
+	if t.KeepAliveTimeSeconds != nil {
+		p.Timers.Keepalive = seconds(*t.KeepAliveTimeSeconds)
+	}
+}
+
+// password reads the TCP MD5 password. The problem it reports names the Secret and the
+// key, never the value.
+func password(in Input, secretName string) (bgp.Password, *kbgpv1.FailedResource) {
+	s, ok := in.Secrets[secretName]
+	if !ok {
+		return "", &kbgpv1.FailedResource{Kind: "Secret", Name: secretName, Message: "not found; peers using it are not started"}
+	}
+	pw, ok := s.Data[passwordKey]
+	if !ok || len(pw) == 0 {
+		return "", &kbgpv1.FailedResource{Kind: "Secret", Name: secretName,
+			Message: fmt.Sprintf("has no %q key; peers using it are not started", passwordKey)}
+	}
+	return bgp.Password(pw), nil
+}
+
+func seconds(s int32) time.Duration { return time.Duration(s) * time.Second }
