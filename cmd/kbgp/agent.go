@@ -2,9 +2,14 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"kbgp.io/kbgp/internal/agent"
+	"kbgp.io/kbgp/internal/bgp/gobgp"
 )
 
 // Environment variables the agent reads, set by the DaemonSet from the downward API.
@@ -22,7 +27,7 @@ var errNodeNameUnset = errors.New("NODE_NAME environment variable not set - requ
 
 // agentOptions are the flags of `kbgp agent`.
 type agentOptions struct {
-	kubeconfig         string
+	client             clientOptions
 	nodeName           string
 	namespace          string
 	metricsAddress     string
@@ -58,14 +63,33 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return errNotYetAvailable("kbgp agent")
+			return runAgent(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig; in-cluster configuration when empty")
+	o.client.addFlags(f)
 	f.StringVar(&o.nodeName, "node-name", "", "name of the Node this agent runs on (default $"+envNodeName+", required)")
 	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.StringVar(&o.metricsAddress, "metrics-bind-address", ":9080", "address of the Prometheus /metrics endpoint; 0 disables it")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":9081", "address of the /healthz and /readyz endpoints")
 	return cmd
+}
+
+// runAgent runs until SIGTERM or SIGINT, then stops the speakers (with graceful restart
+// where negotiated) and exits 0.
+func runAgent(o agentOptions) error {
+	setupLogging()
+	cfg, err := o.client.restConfig()
+	if err != nil {
+		return err
+	}
+	logger := slog.Default().With("node", o.nodeName)
+	return agent.Run(ctrl.SetupSignalHandler(), cfg, agent.Options{
+		NodeName:           o.nodeName,
+		Namespace:          o.namespace,
+		MetricsAddress:     o.metricsAddress,
+		HealthProbeAddress: o.healthProbeAddress,
+		Routers:            gobgp.Factory{Logger: logger},
+		Logger:             logger,
+	})
 }

@@ -76,12 +76,16 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 
 // Stop ends the speaker. GoBGP's StopBgp with AllowGracefulRestart closes the sessions
 // of peers that negotiated graceful restart without a NOTIFICATION (RFC 4724: the peer
-// keeps our routes as stale) and sends a Cease to the others.
+// keeps our routes as stale) and sends a Cease to the others. Without graceful restart
+// the server's own Stop sends the Cease and also ends its BFD loop; with it, that loop
+// ends with the process, which is what a graceful stop is for.
 func (r *router) Stop(ctx context.Context, gracefulRestart bool) error {
 	defer r.stopWatch()
-	err := r.srv.StopBgp(ctx, &api.StopBgpRequest{AllowGracefulRestart: gracefulRestart})
-	r.srv.Stop()
-	if err != nil {
+	if !gracefulRestart {
+		r.srv.Stop()
+		return nil
+	}
+	if err := r.srv.StopBgp(ctx, &api.StopBgpRequest{AllowGracefulRestart: true}); err != nil {
 		return fmt.Errorf("stop speaker %s: %w", r.key, err)
 	}
 	return nil

@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/operator"
+)
+
+// FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
+const FieldManager = "kbgp-agent"
+
+// stopTimeout bounds the BGP shutdown after the signal: GoBGP sends its NOTIFICATIONs
+// (or none, for graceful restart) within it.
+const stopTimeout = 10 * time.Second
+
+// Options configure an agent.
+type Options struct {
+	NodeName  string
+	Namespace string
+	// MetricsAddress and HealthProbeAddress are listen addresses; "0" disables.
+	MetricsAddress     string
+	HealthProbeAddress string
+	Routers            bgp.RouterFactory
+	Logger             *slog.Logger
+	// StatusInterval is the least time between two status writes (default 2 s).
+	StatusInterval time.Duration
+}
+
+// Run runs the agent until ctx ends, then stops the BGP speakers: peers that
+// negotiated graceful restart get no NOTIFICATION and keep our routes as stale while
+// the agent restarts; the others get a Cease.
+func Run(ctx context.Context, cfg *rest.Config, o Options) error {
+	if o.NodeName == "" {
+		return errors.New("agent: node name is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	scheme, err := operator.NewScheme()
+	if err != nil {
+		return err
+	}
+	own := fields.OneTermEqualSelector("metadata.name", o.NodeName)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Logger:                 logr.FromSlogHandler(o.Logger.Handler()),
+		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddress},
+		HealthProbeBindAddress: o.HealthProbeAddress,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&kbgpv1.BGPNodeConfig{}: {Field: own},
+			&corev1.Node{}:          {Field: own},
+			&corev1.Secret{}:        {Namespaces: map[string]cache.Config{o.Namespace: {}}},
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("create agent manager: %w", err)
+	}
+	// Liveness never depends on the API server: while it is unreachable the agent keeps
+	// its sessions as they are and must not be restarted for it.
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
+	speakers := manager.New(o.Routers, o.Logger, writer.Trigger)
+	writer.speakers = speakers
+	r := &reconciler{
+		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
+		speakers: speakers, status: writer, logger: o.Logger,
+	}
+	if err := r.setup(mgr); err != nil {
+		return err
+	}
+	if err := mgr.Add(writer); err != nil {
+		return err
+	}
+	runErr := mgr.Start(ctx)
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
+	return errors.Join(runErr, speakers.Stop(stopCtx, true))
+}

@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/status"
+)
+
+const defaultStatusInterval = 2 * time.Second
+
+// statusWriter is level-driven: reconciles and session state changes only signal it;
+// its own goroutine rebuilds the status and applies it when it differs from what it last
+// wrote, at most once per interval (with jitter, so nodes do not write in lockstep).
+type statusWriter struct {
+	client   client.Client
+	nodeName string
+	interval time.Duration
+	logger   *slog.Logger
+	signal   chan struct{}
+	speakers *manager.Manager
+
+	mu sync.Mutex
+	// nodeConfig, build and applyErr are the latest reconcile's view.
+	nodeConfig *kbgpv1.BGPNodeConfig
+	build      intent.Result
+	applyErr   error
+	// written is the status last applied; nil until the first write.
+	written *kbgpv1.BGPNodeConfigStatus
+}
+
+func newStatusWriter(c client.Client, nodeName string, interval time.Duration, logger *slog.Logger) *statusWriter {
+	if interval <= 0 {
+		interval = defaultStatusInterval
+	}
+	return &statusWriter{client: c, nodeName: nodeName, interval: interval, logger: logger, signal: make(chan struct{}, 1)}
+}
+
+// Trigger asks for a status refresh without blocking; many triggers before the writer
+// wakes up are one refresh.
+func (w *statusWriter) Trigger() {
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Update records the latest reconcile and triggers a refresh; a nil node config (it
+// was deleted) stops the writes.
+func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, applyErr error) {
+	w.mu.Lock()
+	w.nodeConfig, w.build, w.applyErr = nc, build, applyErr
+	if nc == nil {
+		w.written = nil
+	}
+	w.mu.Unlock()
+	w.Trigger()
+}
+
+// Start runs the writer until ctx ends (manager.Runnable).
+func (w *statusWriter) Start(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.signal:
+		}
+		if !w.write(ctx) {
+			w.Trigger() // retry after the pause below
+		}
+		jitter := time.Duration(rand.Int64N(int64(w.interval) / 5))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(w.interval + jitter):
+		}
+	}
+}
+
+// write applies the status if it changed; it reports false when a retry is needed.
+func (w *statusWriter) write(ctx context.Context) bool {
+	w.mu.Lock()
+	nc, build, applyErr, written := w.nodeConfig, w.build, w.applyErr, w.written
+	w.mu.Unlock()
+	if nc == nil || w.speakers == nil {
+		return true
+	}
+	snap, err := w.speakers.Snapshot(ctx)
+	if err != nil {
+		w.logger.Warn("reading BGP state for status", "error", err)
+	}
+	previous := nc.Status
+	if written != nil {
+		previous = *written
+	}
+	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	st := status.Build(status.Input{
+		NodeConfig: nc, Build: build, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
+		ApplyError: applyErr, Previous: previous, Now: now,
+	})
+	st.LastUpdateTime = previous.LastUpdateTime
+	if written != nil && equality.Semantic.DeepEqual(st, *written) {
+		return true
+	}
+	st.LastUpdateTime = &now
+	if err := w.apply(ctx, st); err != nil {
+		w.logger.Warn("writing BGPNodeConfig status", "node", w.nodeName, "error", err)
+		return false
+	}
+	w.mu.Lock()
+	w.written = &st
+	w.mu.Unlock()
+	return true
+}
+
+// apply server-side applies the agent's part of the status. failedResources is a map
+// list keyed by (kind, name), so the operator's entries survive the agent's apply.
+func (w *statusWriter) apply(ctx context.Context, st kbgpv1.BGPNodeConfigStatus) error {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
+		return err
+	}
+	patch := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kbgpv1.GroupVersion.String(),
+		"kind":       "BGPNodeConfig",
+		"metadata":   map[string]any{"name": w.nodeName},
+		"status":     content,
+	}}
+	return w.client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership)
+}

@@ -1,0 +1,184 @@
+package status
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/manager"
+)
+
+// Condition types and reasons of a BGPNodeConfig.
+const (
+	ConditionReady            = "Ready"
+	ConditionDegraded         = "Degraded"
+	ConditionRouterIDResolved = "RouterIDResolved"
+
+	ReasonConfigurationSuccessful = "ConfigurationSuccessful"
+	ReasonConfigurationFailed     = "ConfigurationFailed"
+	ReasonRouterIDResolved        = "RouterIDResolved"
+	ReasonRouterIDFailed          = "RouterIDResolutionFailed"
+)
+
+// Input is what the status is built from.
+type Input struct {
+	NodeConfig *kbgpv1.BGPNodeConfig
+	Build      intent.Result
+	// Snapshot is the manager's view of the running speakers.
+	Snapshot map[bgp.InstanceKey]manager.InstanceSnapshot
+	// PeerErrors are the peers the router refused.
+	PeerErrors map[manager.PeerRef]error
+	// ApplyError is the error of the last manager.Apply, if any.
+	ApplyError error
+	// Previous is the status currently stored, whose condition transition times and
+	// router-ID resolution times are kept when they do not change.
+	Previous kbgpv1.BGPNodeConfigStatus
+	// Now stamps what changes now (a newly resolved router ID).
+	Now metav1.Time
+}
+
+// Build returns the status without lastUpdateTime, which the writer sets when the
+// content changes.
+func Build(in Input) kbgpv1.BGPNodeConfigStatus {
+	nc := in.NodeConfig
+	out := kbgpv1.BGPNodeConfigStatus{ObservedGeneration: nc.Generation}
+	out.FailedResources = slices.Clone(in.Build.Failed)
+	for ref, err := range in.PeerErrors {
+		out.FailedResources = append(out.FailedResources, kbgpv1.FailedResource{
+			Kind: "BGPNodeConfig", Name: nc.Name, Message: fmt.Sprintf("peer %s: %v", ref.Name, err),
+		})
+	}
+	// Keep the operator's entries: it owns them, and the writer's apply would not remove
+	// them anyway, but the content compared must match what is stored.
+	slices.SortFunc(out.FailedResources, func(a, b kbgpv1.FailedResource) int {
+		return strings.Compare(a.Kind+"/"+a.Name, b.Kind+"/"+b.Name)
+	})
+	out.FailedResources = mergeSameKey(out.FailedResources)
+	for _, inst := range nc.Spec.BGPInstances {
+		out.BGPInstances = append(out.BGPInstances, instanceStatus(in, inst))
+	}
+	out.Conditions = slices.Clone(in.Previous.Conditions)
+	setConditions(&out, in)
+	return out
+}
+
+// mergeSameKey joins the messages of entries with the same (kind, name), the key of
+// the failedResources list in the API.
+func mergeSameKey(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
+	var out []kbgpv1.FailedResource
+	for _, f := range in {
+		if n := len(out); n > 0 && out[n-1].Kind == f.Kind && out[n-1].Name == f.Name {
+			out[n-1].Message += "; " + f.Message
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func instanceStatus(in Input, inst kbgpv1.BGPNodeInstance) kbgpv1.BGPNodeInstanceStatus {
+	st := kbgpv1.BGPNodeInstanceStatus{LocalASN: inst.LocalASN}
+	if rid, ok := in.Build.RouterIDs[inst.LocalASN]; ok {
+		st.RouterID = rid.RouterID.String()
+		st.RouterIDSource = rid.Source
+		st.RouterIDNode = in.NodeConfig.Name
+		st.RouterIDResolutionTime = &in.Now
+		for _, prev := range in.Previous.BGPInstances {
+			if prev.LocalASN == inst.LocalASN && prev.RouterID == st.RouterID && prev.RouterIDResolutionTime != nil {
+				st.RouterIDResolutionTime = prev.RouterIDResolutionTime
+			}
+		}
+	}
+	for _, p := range inst.Peers {
+		st.Peers = append(st.Peers, peerStatus(in, inst, p))
+	}
+	return st
+}
+
+func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {
+	out := kbgpv1.BGPNodePeerStatus{
+		Name: p.Name, PeerAddress: p.PeerAddress, VRF: p.VRF, PeerASN: p.PeerASN, PeeringState: kbgpv1.PeeringStateIdle,
+	}
+	key := bgp.InstanceKey{LocalASN: uint32(inst.LocalASN), VRF: p.VRF}
+	snap, ok := in.Snapshot[key].Peers[p.Name]
+	if !ok {
+		return out
+	}
+	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
+	out.RoutesReceived = int64(snap.Status.Received)
+	out.RoutesAdvertised = int64(snap.Advertised)
+	if snap.Status.State == bgp.StateEstablished {
+		if !snap.Status.EstablishedSince.IsZero() {
+			t := metav1.NewTime(snap.Status.EstablishedSince.UTC())
+			out.EstablishedTime = &t
+		}
+		out.Timers = &kbgpv1.BGPNegotiatedTimers{
+			AppliedHoldTimeSeconds:  int32(snap.Status.HoldTime.Seconds()),
+			AppliedKeepaliveSeconds: int32(snap.Status.Keepalive.Seconds()),
+		}
+	}
+	return out
+}
+
+// setConditions sets Ready, Degraded and RouterIDResolved. A session that is not
+// Established is not a configuration failure: Ready says the configuration applied,
+// peeringState says whether the routers answered.
+func setConditions(out *kbgpv1.BGPNodeConfigStatus, in Input) {
+	gen := in.NodeConfig.Generation
+	set := func(typ string, ok bool, reason, msg string) {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&out.Conditions, metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen})
+	}
+	var problems []string
+	for _, f := range out.FailedResources {
+		problems = append(problems, fmt.Sprintf("%s %s: %s", f.Kind, f.Name, f.Message))
+	}
+	for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDErrors)) {
+		problems = append(problems, fmt.Sprintf("instance %d: %v", asn, in.Build.RouterIDErrors[asn]))
+	}
+	if in.ApplyError != nil {
+		problems = append(problems, in.ApplyError.Error())
+	}
+	if len(problems) == 0 {
+		set(ConditionReady, true, ReasonConfigurationSuccessful, "every resource applied and every peer is configured")
+		set(ConditionDegraded, false, ReasonConfigurationSuccessful, "nothing failed")
+	} else {
+		msg := truncate(strings.Join(problems, "; "))
+		set(ConditionReady, false, ReasonConfigurationFailed, msg)
+		set(ConditionDegraded, true, ReasonConfigurationFailed, msg)
+	}
+	if len(in.Build.RouterIDErrors) > 0 {
+		var msgs []string
+		for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDErrors)) {
+			msgs = append(msgs, fmt.Sprintf("instance %d: %v", asn, in.Build.RouterIDErrors[asn]))
+		}
+		set(ConditionRouterIDResolved, false, ReasonRouterIDFailed, truncate(strings.Join(msgs, "; ")))
+		return
+	}
+	var msgs []string
+	for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDs)) {
+		msgs = append(msgs, in.Build.RouterIDs[asn].Message)
+	}
+	set(ConditionRouterIDResolved, true, ReasonRouterIDResolved, truncate(strings.Join(msgs, "; ")))
+}
+
+// maxMessage keeps condition messages within the API's 32768-byte limit with room to
+// spare; status must stay small however many things fail.
+const maxMessage = 1024
+
+func truncate(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	return s[:maxMessage] + "..."
+}
