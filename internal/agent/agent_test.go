@@ -27,7 +27,10 @@ var local = netip.MustParseAddr("127.0.0.1")
 
 type logWriter struct{ t *testing.T }
 
-func (w logWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // startAgent runs an agent for node in this process until the test ends.
 func startAgent(t *testing.T, node string) {

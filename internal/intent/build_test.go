@@ -223,7 +223,7 @@ func TestBuildVRFPeersGetTheirOwnSpeaker(t *testing.T) {
 	gRed := g
 	gRed.BindDevice = "red"
 	want := bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
-		key: {Global: g, Peers: map[string]bgp.DesiredPeer{"tor": desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))}},
+		key:                           {Global: g, Peers: map[string]bgp.DesiredPeer{"tor": desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))}},
 		{LocalASN: 65001, VRF: "red"}: {Global: gRed, Peers: map[string]bgp.DesiredPeer{"tor-red": desiredPeer(redPeer)}},
 	}}
 	if diff := cmp.Diff(want, got, cmpOpts...); diff != "" {
