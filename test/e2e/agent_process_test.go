@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// agentNamespace is where the agents look for Secrets.
+const agentNamespace = "kbgp-system"
+
+// agentProcess is `kbgp agent` running inside a node namespace, reaching the API
+// server through a Unix-socket relay.
+type agentProcess struct {
+	proc  *netlab.Process
+	relay *netlab.Relay
+	ns    *netlab.Namespace
+}
+
+// startAgent starts `kbgp agent` for node inside ns. Its API server address is the
+// relay's end inside the namespace; the TLS certificate of the test API server is
+// valid for 127.0.0.1, which is also where the relay listens.
+func startAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
+	t.Helper()
+	target, err := url.Parse(server.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := lab.UnixRelay(ns, "127.0.0.1:6443", target.Host)
+	kubeconfig := filepath.Join(lab.Dir(), node+".kubeconfig")
+	if err := server.WriteKubeconfig(kubeconfig, "agent-"+node); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		c.Server = "https://" + relay.Addr()
+	}
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	proc := ns.Start("kbgp-agent", kbgpBinary, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
+		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
+	return &agentProcess{proc: proc, relay: relay, ns: ns}
+}
+
+// healthy asks the agent's liveness endpoint from inside its namespace.
+func (a *agentProcess) healthy() (bool, string) {
+	out, err := a.ns.ExecTimeout(5*time.Second, "bash", "-c",
+		`exec 3<>/dev/tcp/127.0.0.1/9081 && printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3 && cat <&3`)
+	return err == nil && strings.Contains(out, "200 OK"), out
+}
+
+// ensureNamespace creates the agents' namespace once.
+func ensureNamespace(t *testing.T) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentNamespace}}
+	if err := server.Client.Create(context.Background(), ns); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+}
+
+// create creates objects and deletes them when the test ends.
+func create(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := server.Client.Create(context.Background(), o); err != nil {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+		t.Cleanup(func() { _ = server.Client.Delete(context.Background(), o) })
+	}
+}
+
+// update reads obj by name, applies mutate and writes it back, retrying conflicts.
+func update[T client.Object](t *testing.T, obj T, mutate func(T)) {
+	t.Helper()
+	ctx := context.Background()
+	for range 10 {
+		if err := server.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Fatal(err)
+		}
+		mutate(obj)
+		err := server.Client.Update(ctx, obj)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "the object has been modified") {
+			t.Fatalf("update %s: %v", obj.GetName(), err)
+		}
+	}
+	t.Fatalf("update %s: conflicts", obj.GetName())
+}
+
+// peerStates reads the peeringState of every peer in the node config's status.
+func peerStates(t *testing.T, node string) map[string]kbgpv1.PeeringState {
+	t.Helper()
+	nc := &kbgpv1.BGPNodeConfig{}
+	if err := server.Client.Get(context.Background(), types.NamespacedName{Name: node}, nc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]kbgpv1.PeeringState{}
+	for _, inst := range nc.Status.BGPInstances {
+		for _, p := range inst.Peers {
+			out[p.Name] = p.PeeringState
+		}
+	}
+	return out
+}
+
+func nodeStatus(t *testing.T, node string) kbgpv1.BGPNodeConfigStatus {
+	t.Helper()
+	nc := &kbgpv1.BGPNodeConfig{}
+	if err := server.Client.Get(context.Background(), types.NamespacedName{Name: node}, nc); err != nil {
+		t.Fatal(err)
+	}
+	return nc.Status
+}

@@ -1,0 +1,57 @@
+// Package e2e runs kbgp processes inside network namespaces against real routers (FRR,
+// BIRD, gobgpd) in other namespaces and a real kube-apiserver, and checks the result
+// from the routers' side. Topologies come from test/e2e/netlab.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"kbgp.io/kbgp/test/apiserver"
+)
+
+var (
+	// server is the API server shared by the package's tests.
+	server *apiserver.Server
+	// kbgpBinary is `kbgp` built from this checkout.
+	kbgpBinary string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	log.SetLogger(logr.Discard())
+	dir, err := os.MkdirTemp("", "kbgp-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	kbgpBinary = filepath.Join(dir, "kbgp")
+	s, err := apiserver.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	server = s
+	defer func() {
+		if err := s.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: stop api server:", err)
+		}
+	}()
+	build := exec.Command("go", "build", "-o", kbgpBinary, "./cmd/kbgp")
+	build.Dir = s.RepoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: build kbgp: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
