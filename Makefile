@@ -19,6 +19,7 @@ generate: ## Generate deepcopy code for the API types.
 manifests: ## Generate the CRDs into config/crd/bases and RBAC into config/rbac.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=kbgp-operator paths=./internal/operator/... output:rbac:artifacts:config=config/rbac/operator
+	$(CONTROLLER_GEN) rbac:roleName=kbgp-agent paths=./internal/agent/... output:rbac:artifacts:config=config/rbac/agent
 
 .PHONY: verify
 verify: ## Regenerate and fail if generated files were stale.
@@ -36,7 +37,7 @@ deps: ## Install test dependencies and build the envtest assets (idempotent).
 
 .PHONY: test
 test: lint verify ## Everything that must pass: deps, lint, generated code, all test layers.
-	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -race -count=1 ./...
+	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" GO=$(GO) hack/go-test.sh
 
 .PHONY: bench
 bench: ## Slow benchmarks against the anchors of performance.md (not in CI).

@@ -11,9 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -63,6 +65,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Logger:                 logr.FromSlogHandler(o.Logger.Handler()),
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddress},
 		HealthProbeBindAddress: o.HealthProbeAddress,
+		// Several agents share one process in `kbgp lab` and in tests; each has its
+		// own manager and reconciler.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kbgpv1.BGPNodeConfig{}: {Field: own},
 			&corev1.Node{}:          {Field: own},

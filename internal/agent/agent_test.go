@@ -4,7 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,13 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/agent"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/bgpfake"
 )
 
 const namespace = "kbgp-system"
@@ -32,24 +35,50 @@ func (w logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// startAgent runs an agent for node in this process until the test ends.
-func startAgent(t *testing.T, node string) {
+// instance is the speaker every test node config runs.
+var instance = bgp.InstanceKey{LocalASN: 65001}
+
+// startAgent runs an agent for node in this process, on fake speakers, until stop is
+// called or the test ends.
+func startAgent(t *testing.T, cfg *rest.Config, node string) (routers *bgpfake.Factory, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logger := slog.New(slog.NewTextHandler(logWriter{t}, nil))
+	routers = &bgpfake.Factory{}
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.Run(ctx, server.Config, agent.Options{
+		done <- agent.Run(ctx, cfg, agent.Options{
 			NodeName: node, Namespace: namespace, MetricsAddress: "0", HealthProbeAddress: "0",
-			Routers: gobgp.Factory{Logger: logger}, Logger: logger, StatusInterval: 200 * time.Millisecond,
+			Routers: routers, Logger: logger, StatusInterval: 200 * time.Millisecond,
 		})
 	}()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("agent stopped with %v", err)
 		}
 	})
+	t.Cleanup(stop)
+	return routers, stop
+}
+
+// eventually polls cond every 50 ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// speaker waits for the agent to start the test instance's speaker.
+func speaker(t *testing.T, routers *bgpfake.Factory) *bgpfake.Router {
+	t.Helper()
+	eventually(t, 30*time.Second, "speaker started", func() bool { return routers.Router(instance) != nil })
+	return routers.Router(instance)
 }
 
 func create(t *testing.T, objs ...client.Object) {
@@ -85,9 +114,9 @@ func nodeConfig(name string, peers ...kbgpv1.BGPNodePeer) *kbgpv1.BGPNodeConfig 
 	}
 }
 
-func peer(name string, r *gobgptest.Peer, asn int64, ref string) kbgpv1.BGPNodePeer {
+func peer(name string, addr netip.Addr, asn int64, ref string) kbgpv1.BGPNodePeer {
 	p := kbgpv1.BGPNodePeer{
-		BGPPeer:           kbgpv1.BGPPeer{Name: name, PeerAddress: r.Addr.String(), PeerASN: asn},
+		BGPPeer:           kbgpv1.BGPPeer{Name: name, PeerAddress: addr.String(), PeerASN: asn},
 		PeerLocalEndpoint: kbgpv1.PeerLocalEndpoint{LocalAddress: local.String()},
 	}
 	if ref != "" {
@@ -130,24 +159,36 @@ func peerState(st kbgpv1.BGPNodeConfigStatus, name string) kbgpv1.PeeringState {
 	return ""
 }
 
+var (
+	addrA = netip.MustParseAddr("10.10.0.1")
+	addrB = netip.MustParseAddr("10.10.0.2")
+	addrC = netip.MustParseAddr("10.10.0.3")
+)
+
 func TestAgentPeersAndReportsState(t *testing.T) {
 	ensureNamespace(t)
-	a := gobgptest.Start(t, netip.MustParseAddr("127.0.0.5"), 65010)
-	a.AddNeighbor(t, local, 65001, gobgptest.WithPassword("s3cret"))
-	b := gobgptest.Start(t, netip.MustParseAddr("127.0.0.6"), 65020)
-	b.AddNeighbor(t, local, 65001)
-
 	const node = "agent-node-1"
 	create(t, testNode(node),
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "auth-a", Namespace: namespace}, Data: map[string][]byte{"password": []byte("s3cret")}},
-		peerConfig("pc-a", a.Port, "auth-a"), peerConfig("pc-b", b.Port, ""), peerConfig("pc-c", b.Port, "missing-secret"),
-		nodeConfig(node, peer("tor-a", a, 65010, "pc-a"), peer("tor-b", b, 65020, "pc-b")))
-	startAgent(t, node)
+		peerConfig("pc-a", 1179, "auth-a"), peerConfig("pc-b", 179, ""), peerConfig("pc-c", 179, "missing-secret"),
+		nodeConfig(node, peer("tor-a", addrA, 65010, "pc-a"), peer("tor-b", addrB, 65020, "pc-b")))
+	routers, stop := startAgent(t, server.Config, node)
 
-	a.WaitEstablished(t, local, 30*time.Second)
-	b.WaitEstablished(t, local, 30*time.Second)
+	r := speaker(t, routers)
+	if r.Global.RouterID != netip.MustParseAddr("10.0.0.1") || r.Global.ListenPort != 0 {
+		t.Fatalf("speaker started with %+v, want router ID 10.0.0.1 and no listener", r.Global)
+	}
+	eventually(t, 30*time.Second, "both peers configured", func() bool {
+		_, a := r.Peer(addrA)
+		_, b := r.Peer(addrB)
+		return a && b
+	})
+	a, _ := r.Peer(addrA)
+	if a.Password != "s3cret" || a.Port != 1179 || a.ASN != 65010 || a.Timers.HoldTime != 9*time.Second || a.LocalAddress != local {
+		t.Fatalf("peer tor-a runs with %+v, want the MD5 key from its Secret, port 1179, hold 9s", a)
+	}
 	var st kbgpv1.BGPNodeConfigStatus
-	gobgptest.Eventually(t, 30*time.Second, "status shows both peers Established", func() bool {
+	eventually(t, 30*time.Second, "status shows both peers Established", func() bool {
 		st = getStatus(t, node)
 		return peerState(st, "tor-a") == kbgpv1.PeeringStateEstablished && peerState(st, "tor-b") == kbgpv1.PeeringStateEstablished
 	})
@@ -174,8 +215,8 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "ad-" + node}, Spec: kbgpv1.BGPAdvertisementSpec{
 			Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}})
 	time.Sleep(2 * time.Second)
-	if a.Drops(local)+b.Drops(local) != 0 {
-		t.Fatalf("unrelated edits reset sessions: drops a=%d b=%d", a.Drops(local), b.Drops(local))
+	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 || routers.Started(instance) != 1 {
+		t.Fatalf("unrelated edits reset sessions: sessions a=%d b=%d, speakers started %d", r.Sessions(addrA), r.Sessions(addrB), routers.Started(instance))
 	}
 
 	// A peer whose Secret is missing is not started and the status says why; the
@@ -184,11 +225,11 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if err := server.Client.Get(ctx, types.NamespacedName{Name: node}, nc); err != nil {
 		t.Fatal(err)
 	}
-	nc.Spec.BGPInstances[0].Peers = append(nc.Spec.BGPInstances[0].Peers, peer("tor-c", gobgptest.Start(t, netip.MustParseAddr("127.0.0.7"), 65030), 65030, "pc-c"))
+	nc.Spec.BGPInstances[0].Peers = append(nc.Spec.BGPInstances[0].Peers, peer("tor-c", addrC, 65030, "pc-c"))
 	if err := server.Client.Update(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
-	gobgptest.Eventually(t, 30*time.Second, "missing Secret reported", func() bool {
+	eventually(t, 30*time.Second, "missing Secret reported", func() bool {
 		st = getStatus(t, node)
 		for _, f := range st.FailedResources {
 			if f.Kind == "Secret" && f.Name == "missing-secret" {
@@ -200,7 +241,43 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if peerState(st, "tor-c") != kbgpv1.PeeringStateIdle {
 		t.Fatalf("peer with a missing Secret is %q, want Idle (not started)", peerState(st, "tor-c"))
 	}
-	if a.Drops(local)+b.Drops(local) != 0 {
-		t.Fatalf("adding a broken peer reset the others: drops a=%d b=%d", a.Drops(local), b.Drops(local))
+	if _, started := r.Peer(addrC); started {
+		t.Fatal("peer with a missing Secret was started")
+	}
+	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 {
+		t.Fatalf("adding a broken peer reset the others: sessions a=%d b=%d", r.Sessions(addrA), r.Sessions(addrB))
+	}
+
+	// The agent stops its speakers with graceful restart, so peers keep its routes.
+	stop()
+	if stopped, graceful := r.Stopped(); !stopped || !graceful {
+		t.Fatalf("on exit the speaker was stopped=%v graceful=%v, want a graceful-restart stop", stopped, graceful)
+	}
+}
+
+// TestGeneratedRBACSuffices runs the agent as a user holding only the generated roles:
+// it reads its node config, peer config and Secret, and writes its status.
+func TestGeneratedRBACSuffices(t *testing.T) {
+	ensureNamespace(t)
+	ctx := context.Background()
+	role := filepath.Join(server.RepoRoot, "config", "rbac", "agent", "role.yaml")
+	if err := server.GrantGeneratedRoles(ctx, "rbac-test-agent", role); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := server.UserConfig("rbac-test-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const node = "agent-rbac"
+	create(t, testNode(node),
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "auth-rbac", Namespace: namespace}, Data: map[string][]byte{"password": []byte("rbac")}},
+		peerConfig("pc-rbac", 179, "auth-rbac"),
+		nodeConfig(node, peer("tor", addrA, 65010, "pc-rbac")))
+	routers, _ := startAgent(t, cfg, node)
+	eventually(t, 30*time.Second, "status written by the agent with generated RBAC", func() bool {
+		return peerState(getStatus(t, node), "tor") == kbgpv1.PeeringStateEstablished
+	})
+	if p, _ := speaker(t, routers).Peer(addrA); p.Password != "rbac" {
+		t.Fatal("the agent did not read the peer's Secret with the generated Role")
 	}
 }

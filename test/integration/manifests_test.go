@@ -39,6 +39,9 @@ func TestManifestsApply(t *testing.T) {
 	for _, want := range []string{
 		"deployment.apps/kbgp-operator serverside-applied (server dry run)",
 		"clusterrole.rbac.authorization.k8s.io/kbgp-operator serverside-applied (server dry run)",
+		"clusterrole.rbac.authorization.k8s.io/kbgp-agent serverside-applied (server dry run)",
+		"role.rbac.authorization.k8s.io/kbgp-agent serverside-applied (server dry run)",
+		"rolebinding.rbac.authorization.k8s.io/kbgp-agent serverside-applied (server dry run)",
 		"customresourcedefinition.apiextensions.k8s.io/bgpnodeconfigs.kbgp.io serverside-applied (server dry run)",
 	} {
 		if !strings.Contains(string(out), want) {

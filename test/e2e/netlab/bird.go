@@ -27,6 +27,14 @@ type BIRD struct {
 // answers. The harness writes only a header (log file, protocol state/event
 // debugging); rawConfig must hold everything else, including "router id"
 // when the namespace has no IPv4 address, and the protocols.
+//
+// Practical notes for BGP protocols in tests: BIRD delays its first
+// connect by 5 s ("connect delay time") and, after a session error such as
+// a received NOTIFICATION, refuses the peer for 60 s or more ("error wait
+// time"); use e.g. "connect delay time 1; connect retry time 1; error wait
+// time 1,5;" to keep tests fast. On a directly connected IPv6 session BIRD
+// sends a link-local next hop too, which FRR without zebra rejects (see
+// FRRConfig.RawConfig); "multihop;" avoids it.
 func StartBIRD(ns *Namespace, rawConfig string) *BIRD {
 	t := ns.lab.t
 	t.Helper()
@@ -392,6 +400,29 @@ func parseBIRDRoutes(out string) map[string]BIRDRoute {
 		}
 	}
 	return res
+}
+
+// WaitRoute waits until prefix is in table (see Routes) and cond (nil:
+// a primary route) accepts it.
+func (b *BIRD) WaitRoute(t testing.TB, table, prefix string, timeout time.Duration, cond func(BIRDRoute) bool) BIRDRoute {
+	t.Helper()
+	if cond == nil {
+		cond = func(r BIRDRoute) bool { return r.Primary }
+	}
+	var got BIRDRoute
+	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {
+		rs, err := b.Routes(table)
+		if err != nil {
+			return false, err.Error()
+		}
+		r, ok := rs[prefix]
+		if !ok {
+			return false, fmt.Sprintf("BIRD %s: %s not in table %q (have %v)", b.ns.Name, prefix, table, sortedKeys(rs))
+		}
+		got = r
+		return cond(r), fmt.Sprintf("BIRD %s: %s present but condition false: %+v", b.ns.Name, prefix, r)
+	})
+	return got
 }
 
 // Stop stops bird (SIGTERM, then SIGKILL).

@@ -34,6 +34,16 @@ type FRRConfig struct {
 	//   no bgp ebgp-requires-policy
 	//   no bgp network import-check
 	//   no bgp default ipv4-unicast   (only if NoDefaultIPv4Unicast)
+	//
+	// Practical notes for FRR 8.4 without zebra:
+	//   - the default connect-retry timer is 120 s: add
+	//     "neighbor X timers connect 1" so that a session comes up quickly
+	//     when the peer starts after bgpd;
+	//   - FRR knows no interfaces, so an IPv6 UPDATE carrying a link-local
+	//     next hop (32-byte MP_REACH next hop, as sent by directly connected
+	//     BIRD/others) is treated as malformed: FRR sends NOTIFICATION 3/10
+	//     (UPDATE Message Error/Invalid Network Field) and resets the
+	//     session. Peers must send a global next hop only (BIRD: "multihop").
 	RawConfig string
 	// ExtraConfig is written after the "router bgp" block (route-maps,
 	// prefix-lists, bgp community-lists, ...).
@@ -507,6 +517,16 @@ type FRRRoute struct {
 	Paths            []FRRPath
 }
 
+// String formats the route's flattened fields for test messages.
+func (r FRRRoute) String() string {
+	lp := "-"
+	if r.LocalPref != nil {
+		lp = strconv.FormatUint(uint64(*r.LocalPref), 10)
+	}
+	return fmt.Sprintf("%s via %s as-path %q local-pref %s communities %v large %v valid=%v best=%v stale=%v (%d paths)",
+		r.Prefix, r.Nexthop, r.ASPath, lp, r.Communities, r.LargeCommunities, r.Valid, r.Best, r.Stale, len(r.Paths))
+}
+
 // HasCommunity reports whether the flattened path carries community c
 // ("65000:1", "no-export", ...).
 func (r FRRRoute) HasCommunity(c string) bool { return contains(r.Communities, c) }
@@ -621,7 +641,7 @@ func (f *FRR) WaitRoute(t testing.TB, afi, prefix string, timeout time.Duration,
 			cond = func(r FRRRoute) bool { return r.Valid && r.Best }
 		}
 		if !cond(r) {
-			return false, fmt.Sprintf("FRR %s: %s present but condition false: %+v", f.ns.Name, prefix, r)
+			return false, fmt.Sprintf("FRR %s: %s present but condition false: %v", f.ns.Name, prefix, r)
 		}
 		return true, ""
 	})

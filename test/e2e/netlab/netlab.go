@@ -273,7 +273,10 @@ func (l *Lab) teardown() {
 	if l.t.Failed() {
 		l.dumpDiagnostics()
 	}
-	errs := l.doTeardown()
+	errs, notes := l.doTeardown()
+	for _, n := range notes {
+		l.t.Logf("netlab teardown: %s", n)
+	}
 	for _, e := range errs {
 		l.t.Errorf("netlab teardown: %v", e)
 	}
@@ -292,7 +295,11 @@ func (l *Lab) teardown() {
 // teardownQuiet tears down without using the testing.TB (used from the
 // deadline timer, where the test may be in any state).
 func (l *Lab) teardownQuiet() {
-	for _, e := range l.doTeardown() {
+	errs, notes := l.doTeardown()
+	for _, n := range notes {
+		fmt.Fprintf(os.Stderr, "netlab teardown: %s\n", n)
+	}
+	for _, e := range errs {
 		fmt.Fprintf(os.Stderr, "netlab teardown: %v\n", e)
 	}
 	if os.Getenv("KBGP_NETLAB_KEEP") == "" {
@@ -301,8 +308,9 @@ func (l *Lab) teardownQuiet() {
 }
 
 // doTeardown stops relays and processes and deletes namespaces. It is
-// idempotent and safe to call concurrently.
-func (l *Lab) doTeardown() []error {
+// idempotent and safe to call concurrently. errs are real problems; notes
+// are informational (e.g. descendants of lab processes killed).
+func (l *Lab) doTeardown() (errs []error, notes []string) {
 	l.teardownMu.Lock()
 	defer l.teardownMu.Unlock()
 	l.mu.Lock()
@@ -313,7 +321,6 @@ func (l *Lab) doTeardown() []error {
 	l.relays, l.procs, l.namespaces = nil, nil, nil
 	l.mu.Unlock()
 
-	var errs []error
 	for _, r := range relays {
 		r.Close()
 	}
@@ -345,7 +352,7 @@ func (l *Lab) doTeardown() []error {
 				if err != nil || pid <= 1 || pid == os.Getpid() {
 					continue
 				}
-				errs = append(errs, fmt.Errorf("namespace %s: leftover pid %d killed", ns.Name, pid))
+				notes = append(notes, fmt.Sprintf("namespace %s: leftover pid %d (a descendant of a lab process) killed", ns.Name, pid))
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
@@ -353,7 +360,7 @@ func (l *Lab) doTeardown() []error {
 			errs = append(errs, fmt.Errorf("ip netns del %s: %v: %s", ns.Name, err, out))
 		}
 	}
-	return errs
+	return errs, notes
 }
 
 func (l *Lab) dumpDiagnostics() {

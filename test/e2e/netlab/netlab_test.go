@@ -183,13 +183,8 @@ protocol bgp frr6 {
 		}
 		return ps[0].HasCommunity("65020:100") && ps[0].Nexthop == "10.1.1.1", fmt.Sprintf("gobgp path: %+v", ps[0])
 	})
-	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {
-		rs, err := bird.Routes("master4")
-		if err != nil {
-			return false, err.Error()
-		}
-		br, ok := rs["198.51.100.0/24"]
-		return ok && br.Proto == "frr4" && br.ASPath == "65010", fmt.Sprintf("BIRD routes: %+v", rs)
+	bird.WaitRoute(t, "master4", "198.51.100.0/24", timeout, func(r BIRDRoute) bool {
+		return r.Primary && r.Proto == "frr4" && r.ASPath == "65010" && r.Via == "10.1.0.1"
 	})
 	if rs, err := bird.Routes("master4"); err != nil {
 		t.Errorf("BIRD routes: %v", err)

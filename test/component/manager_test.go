@@ -1,4 +1,8 @@
-package manager
+// Package component runs kbgp's speaker layer — manager plus GoBGP adapter — against
+// real GoBGP speakers in this process. GoBGP v4.8 races with itself when several
+// speakers share a process, so this package runs without the race detector (see
+// hack/go-test.sh); everything above the speaker is tested on bgpfake with it.
+package component
 
 import (
 	"context"
@@ -12,6 +16,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/manager"
 )
 
 // These tests run the manager with the GoBGP adapter against real GoBGP speakers on
@@ -30,9 +35,9 @@ var (
 
 const sessionTimeout = 20 * time.Second
 
-func newTestManager(t *testing.T) *Manager {
+func newTestManager(t *testing.T) *manager.Manager {
 	t.Helper()
-	m := New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
+	m := manager.New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
 	t.Cleanup(func() { _ = m.Stop(context.Background(), false) })
 	return m
 }
@@ -68,7 +73,7 @@ func desired(routerID string, paths map[netip.Prefix]bgp.PathAttributes, peers .
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: inst}}
 }
 
-func apply(t *testing.T, m *Manager, d bgp.Desired) {
+func apply(t *testing.T, m *manager.Manager, d bgp.Desired) {
 	t.Helper()
 	if err := m.Apply(context.Background(), d); err != nil {
 		t.Fatalf("apply: %v", err)

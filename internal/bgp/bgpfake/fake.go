@@ -1,0 +1,230 @@
+// Package bgpfake is an in-memory bgp.RouterFactory for tests of the code above the
+// speaker (manager, agent). It has no wire: every configured peer is Established at
+// once, with the timers it was configured with. Tests read back what a real speaker
+// would have been told — peers, originated paths, each peer's export set — and how many
+// sessions each peer has had, which is how they prove that an edit did not reset one.
+//
+// Unlike in-process GoBGP speakers it is race-free, so the packages that use it keep
+// the race detector on.
+package bgpfake
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Factory starts fake routers and remembers the latest one per instance.
+type Factory struct {
+	mu      sync.Mutex
+	routers map[bgp.InstanceKey]*Router
+	started map[bgp.InstanceKey]int
+}
+
+// NewRouter implements bgp.RouterFactory.
+func (f *Factory) NewRouter(_ context.Context, key bgp.InstanceKey, g bgp.Global, notify func()) (bgp.Router, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.routers == nil {
+		f.routers = map[bgp.InstanceKey]*Router{}
+		f.started = map[bgp.InstanceKey]int{}
+	}
+	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}, paths: map[netip.Prefix]bgp.PathAttributes{}}
+	f.routers[key] = r
+	f.started[key]++
+	return r, nil
+}
+
+// Router returns the latest router started for key, or nil.
+func (f *Factory) Router(key bgp.InstanceKey) *Router {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.routers[key]
+}
+
+// Started counts the routers started for key: more than one means the instance was
+// recreated.
+func (f *Factory) Started(key bgp.InstanceKey) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started[key]
+}
+
+// Router is a fake speaker. Global is what it was started with.
+type Router struct {
+	Global bgp.Global
+	notify func()
+
+	mu       sync.Mutex
+	peers    map[netip.Addr]*peer
+	paths    map[netip.Prefix]bgp.PathAttributes
+	sessions map[netip.Addr]int
+	stopped  bool
+	graceful bool
+}
+
+type peer struct {
+	config bgp.Peer
+	export map[netip.Prefix]struct{}
+	since  time.Time
+}
+
+// AddPeer implements bgp.Router; the session is Established at once.
+func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []netip.Prefix) error {
+	r.mu.Lock()
+	if _, ok := r.peers[p.Address]; ok {
+		r.mu.Unlock()
+		return fmt.Errorf("peer %s already exists", p.Address)
+	}
+	r.peers[p.Address] = &peer{config: p, export: setOf(export), since: time.Now()}
+	if r.sessions == nil {
+		r.sessions = map[netip.Addr]int{}
+	}
+	r.sessions[p.Address]++
+	r.mu.Unlock()
+	r.notify()
+	return nil
+}
+
+// UpdatePeer implements bgp.Router: the configuration changes, the session stays.
+func (r *Router) UpdatePeer(_ context.Context, p bgp.Peer) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur, ok := r.peers[p.Address]
+	if !ok {
+		return fmt.Errorf("peer %s not found", p.Address)
+	}
+	cur.config = p
+	return nil
+}
+
+// DeletePeer implements bgp.Router.
+func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
+	r.mu.Lock()
+	if _, ok := r.peers[addr]; !ok {
+		r.mu.Unlock()
+		return fmt.Errorf("peer %s not found", addr)
+	}
+	delete(r.peers, addr)
+	r.mu.Unlock()
+	r.notify()
+	return nil
+}
+
+// AddPaths implements bgp.Router.
+func (r *Router) AddPaths(_ context.Context, paths []bgp.Path) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range paths {
+		r.paths[p.Prefix] = p.Attributes
+	}
+	return nil
+}
+
+// DeletePaths implements bgp.Router.
+func (r *Router) DeletePaths(_ context.Context, prefixes []netip.Prefix) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range prefixes {
+		delete(r.paths, p)
+	}
+	return nil
+}
+
+// UpdatePeerExport implements bgp.Router.
+func (r *Router) UpdatePeerExport(_ context.Context, addr netip.Addr, add, remove []netip.Prefix) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.peers[addr]
+	if !ok {
+		return fmt.Errorf("peer %s not found", addr)
+	}
+	for _, pfx := range add {
+		p.export[pfx] = struct{}{}
+	}
+	for _, pfx := range remove {
+		delete(p.export, pfx)
+	}
+	return nil
+}
+
+// Peers implements bgp.Router: every peer is Established with its configured timers.
+func (r *Router) Peers(context.Context) ([]bgp.PeerStatus, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]bgp.PeerStatus, 0, len(r.peers))
+	for addr, p := range r.peers {
+		out = append(out, bgp.PeerStatus{
+			Address: addr, State: bgp.StateEstablished, EstablishedSince: p.since,
+			HoldTime: p.config.Timers.HoldTime, Keepalive: p.config.Timers.Keepalive,
+		})
+	}
+	return out, nil
+}
+
+// Stop implements bgp.Router.
+func (r *Router) Stop(_ context.Context, gracefulRestart bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped, r.graceful = true, gracefulRestart
+	r.peers = map[netip.Addr]*peer{}
+	return nil
+}
+
+// Peer returns the configuration a peer runs with.
+func (r *Router) Peer(addr netip.Addr) (bgp.Peer, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.peers[addr]
+	if !ok {
+		return bgp.Peer{}, false
+	}
+	return p.config, true
+}
+
+// Sessions counts the sessions a peer has had: 1 after it was added, one more for every
+// reset.
+func (r *Router) Sessions(addr netip.Addr) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessions[addr]
+}
+
+// Advertised returns what the peer is sent: its export set limited to the originated
+// paths, sorted by prefix.
+func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.peers[addr]
+	if !ok {
+		return nil
+	}
+	var out []bgp.Path
+	for pfx := range p.export {
+		if attrs, ok := r.paths[pfx]; ok {
+			out = append(out, bgp.Path{Prefix: pfx, Attributes: attrs})
+		}
+	}
+	slices.SortFunc(out, func(a, b bgp.Path) int { return a.Prefix.Addr().Compare(b.Prefix.Addr()) })
+	return out
+}
+
+// Stopped reports whether Stop was called, and whether it was a graceful restart.
+func (r *Router) Stopped() (stopped, graceful bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped, r.graceful
+}
+
+func setOf(prefixes []netip.Prefix) map[netip.Prefix]struct{} {
+	s := make(map[netip.Prefix]struct{}, len(prefixes))
+	for _, p := range prefixes {
+		s[p] = struct{}{}
+	}
+	return s
+}

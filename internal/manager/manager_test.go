@@ -1,0 +1,194 @@
+package manager
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/bgpfake"
+)
+
+// These tests run the manager on in-memory speakers: they check which calls a desired
+// state turns into. test/component runs the same manager against real GoBGP speakers.
+
+var (
+	key    = bgp.InstanceKey{LocalASN: 65001}
+	addrA  = netip.MustParseAddr("10.10.0.1")
+	addrB  = netip.MustParseAddr("10.10.0.2")
+	pfxPod = netip.MustParsePrefix("10.244.1.0/24")
+	pfxSvc = netip.MustParsePrefix("203.0.113.10/32")
+)
+
+func basePeer(name string, addr netip.Addr) bgp.Peer {
+	return bgp.Peer{
+		Name: name, Address: addr, ASN: 65010, Port: 179, LocalAddress: netip.MustParseAddr("10.10.0.100"),
+		Timers:   bgp.Timers{ConnectRetry: time.Second, HoldTime: 9 * time.Second, Keepalive: 3 * time.Second},
+		Families: []bgp.Family{bgp.FamilyIPv4Unicast},
+	}
+}
+
+func desiredOf(g bgp.Global, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
+	inst := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: paths}
+	for _, p := range peers {
+		inst.Peers[p.Name] = p
+	}
+	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: inst}}
+}
+
+func exporting(p bgp.Peer, prefixes ...netip.Prefix) bgp.DesiredPeer {
+	set := map[netip.Prefix]struct{}{}
+	for _, pfx := range prefixes {
+		set[pfx] = struct{}{}
+	}
+	return bgp.DesiredPeer{Peer: p, Export: set}
+}
+
+// addrsEqual lets cmp compare netip values, whose fields are unexported.
+var addrsEqual = cmp.Comparer(func(a, b netip.Addr) bool { return a == b })
+
+var global = bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}
+
+func mustApply(t *testing.T, m *Manager, d bgp.Desired) {
+	t.Helper()
+	if err := m.Apply(context.Background(), d); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+}
+
+func newFakeManager() (*Manager, *bgpfake.Factory) {
+	f := &bgpfake.Factory{}
+	return New(f, slog.New(slog.NewTextHandler(io.Discard, nil)), nil), f
+}
+
+// TestPeerChanges is the table of docs/session-resets.md: which peer edits need a new
+// session and which apply to the running one.
+func TestPeerChanges(t *testing.T) {
+	for _, tc := range []struct {
+		change    string
+		edit      func(*bgp.Peer)
+		wantReset bool
+	}{
+		{"connect retry", func(p *bgp.Peer) { p.Timers.ConnectRetry = 5 * time.Second }, false},
+		{"keepalive", func(p *bgp.Peer) { p.Timers.Keepalive = 2 * time.Second }, false},
+		{"multihop 0 to 1 (both directly connected)", func(p *bgp.Peer) { p.EBGPMultihopTTL = 1 }, false},
+		{"same family listed twice", func(p *bgp.Peer) { p.Families = []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv4Unicast} }, false},
+		{"peer ASN", func(p *bgp.Peer) { p.ASN = 65011 }, true},
+		{"peer port", func(p *bgp.Peer) { p.Port = 1179 }, true},
+		{"local address", func(p *bgp.Peer) { p.LocalAddress = netip.MustParseAddr("10.10.0.101") }, true},
+		{"local port", func(p *bgp.Peer) { p.LocalPort = 1790 }, true},
+		{"hold time", func(p *bgp.Peer) { p.Timers.HoldTime = 30 * time.Second }, true},
+		{"eBGP multihop", func(p *bgp.Peer) { p.EBGPMultihopTTL = 4 }, true},
+		{"graceful restart", func(p *bgp.Peer) { p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second} }, true},
+		{"families", func(p *bgp.Peer) { p.Families = append(p.Families, bgp.FamilyIPv6Unicast) }, true},
+		{"MD5 password", func(p *bgp.Peer) { p.Password = "new" }, true},
+		{"bound device", func(p *bgp.Peer) { p.BindDevice = "red" }, true},
+	} {
+		t.Run(tc.change, func(t *testing.T) {
+			m, f := newFakeManager()
+			p := basePeer("a", addrA)
+			mustApply(t, m, desiredOf(global, nil, exporting(p)))
+			tc.edit(&p)
+			mustApply(t, m, desiredOf(global, nil, exporting(p)))
+
+			r := f.Router(key)
+			wantSessions := 1
+			if tc.wantReset {
+				wantSessions = 2
+			}
+			if got := r.Sessions(addrA); got != wantSessions {
+				t.Errorf("sessions = %d, want %d", got, wantSessions)
+			}
+			if got, _ := r.Peer(addrA); !cmp.Equal(got, p, addrsEqual) {
+				t.Errorf("peer runs with %+v, want %+v", got, p)
+			}
+			if f.Started(key) != 1 {
+				t.Errorf("a peer change recreated the speaker")
+			}
+		})
+	}
+}
+
+func TestGlobalChangesRecreateTheSpeaker(t *testing.T) {
+	for _, tc := range []struct {
+		change string
+		edit   func(*bgp.Global)
+	}{
+		{"router ID", func(g *bgp.Global) { g.RouterID = netip.MustParseAddr("10.0.0.2") }},
+		{"listen port", func(g *bgp.Global) { g.ListenPort = 179 }},
+		{"listen addresses", func(g *bgp.Global) { g.ListenAddresses = []netip.Addr{addrA} }},
+	} {
+		t.Run(tc.change, func(t *testing.T) {
+			m, f := newFakeManager()
+			d := desiredOf(global, map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}, exporting(basePeer("a", addrA), pfxPod))
+			mustApply(t, m, d)
+			old := f.Router(key)
+			g := global
+			tc.edit(&g)
+			d.Instances[key] = bgp.DesiredInstance{Global: g, Peers: d.Instances[key].Peers, Paths: d.Instances[key].Paths}
+			mustApply(t, m, d)
+			if f.Started(key) != 2 {
+				t.Fatalf("speakers started = %d, want 2", f.Started(key))
+			}
+			if stopped, graceful := old.Stopped(); !stopped || graceful {
+				t.Errorf("old speaker stopped=%v graceful=%v, want a Cease", stopped, graceful)
+			}
+			if got := f.Router(key).Advertised(addrA); len(got) != 1 || got[0].Prefix != pfxPod {
+				t.Errorf("new speaker advertises %v to the peer, want the pod CIDR", got)
+			}
+		})
+	}
+}
+
+// TestExportAndPathChangesKeepSessions: what a peer is sent, and the attributes of
+// what it is sent, change without a new session.
+func TestExportAndPathChangesKeepSessions(t *testing.T) {
+	m, f := newFakeManager()
+	a, b := basePeer("a", addrA), basePeer("b", addrB)
+	paths := map[netip.Prefix]bgp.PathAttributes{pfxPod: {}, pfxSvc: {}}
+	mustApply(t, m, desiredOf(global, paths, exporting(a, pfxPod), exporting(b)))
+	r := f.Router(key)
+	if got := r.Advertised(addrB); len(got) != 0 {
+		t.Fatalf("peer b selects nothing but is sent %v", got)
+	}
+
+	paths = map[netip.Prefix]bgp.PathAttributes{pfxPod: {Communities: []uint32{65001<<16 | 1}}, pfxSvc: {}}
+	mustApply(t, m, desiredOf(global, paths, exporting(a, pfxSvc), exporting(b, pfxPod)))
+	want := []bgp.Path{{Prefix: pfxPod, Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}}}
+	if diff := cmp.Diff(want, r.Advertised(addrB), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+		t.Errorf("peer b is sent (-want +got):\n%s", diff)
+	}
+	if got := r.Advertised(addrA); len(got) != 1 || got[0].Prefix != pfxSvc {
+		t.Errorf("peer a is sent %v, want only the service address", got)
+	}
+
+	// Removing a path withdraws it from everyone; removing a peer leaves the other.
+	mustApply(t, m, desiredOf(global, map[netip.Prefix]bgp.PathAttributes{pfxSvc: {}}, exporting(a, pfxSvc)))
+	if got := r.Advertised(addrA); len(got) != 1 {
+		t.Errorf("peer a is sent %v after peer b was removed", got)
+	}
+	if _, ok := r.Peer(addrB); ok {
+		t.Error("removed peer b still configured")
+	}
+	if r.Sessions(addrA) != 1 || f.Started(key) != 1 {
+		t.Errorf("export and path changes reset: sessions %d, speakers %d", r.Sessions(addrA), f.Started(key))
+	}
+}
+
+func TestStopIsGracefulOnlyWhenAsked(t *testing.T) {
+	for _, graceful := range []bool{true, false} {
+		m, f := newFakeManager()
+		mustApply(t, m, desiredOf(global, nil, exporting(basePeer("a", addrA))))
+		if err := m.Stop(context.Background(), graceful); err != nil {
+			t.Fatal(err)
+		}
+		if stopped, got := f.Router(key).Stopped(); !stopped || got != graceful {
+			t.Errorf("Stop(%v): stopped=%v graceful=%v", graceful, stopped, got)
+		}
+	}
+}
