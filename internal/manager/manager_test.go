@@ -84,7 +84,9 @@ func TestPeerChanges(t *testing.T) {
 		{"local port", func(p *bgp.Peer) { p.LocalPort = 1790 }, true},
 		{"hold time", func(p *bgp.Peer) { p.Timers.HoldTime = 30 * time.Second }, true},
 		{"eBGP multihop", func(p *bgp.Peer) { p.EBGPMultihopTTL = 4 }, true},
-		{"graceful restart", func(p *bgp.Peer) { p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second} }, true},
+		{"graceful restart", func(p *bgp.Peer) {
+			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
+		}, true},
 		{"families", func(p *bgp.Peer) { p.Families = append(p.Families, bgp.FamilyIPv6Unicast) }, true},
 		{"MD5 password", func(p *bgp.Peer) { p.Password = "new" }, true},
 		{"bound device", func(p *bgp.Peer) { p.BindDevice = "red" }, true},
