@@ -40,6 +40,7 @@ type peeringTopology struct {
 	secret       *corev1.Secret
 	fastConfig   *kbgpv1.BGPPeerConfig
 	plainConfig  *kbgpv1.BGPPeerConfig
+	v6Config     *kbgpv1.BGPPeerConfig
 	hopConfig    *kbgpv1.BGPPeerConfig
 	missingRefPC *kbgpv1.BGPPeerConfig
 }
@@ -129,6 +130,11 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 	tp.plainConfig = &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: n + "-plain"}, Spec: kbgpv1.BGPPeerConfigSpec{
 		Timers: timers.DeepCopy(), Families: families(),
 	}}
+	// The IPv6 session carries IPv6 only: with both families FRR would also learn the
+	// IPv4 pod CIDR over it and might prefer that path (with an IPv6 next hop).
+	tp.v6Config = &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: n + "-v6"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers: timers.DeepCopy(), Families: families()[1:],
+	}}
 	tp.hopConfig = &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: n + "-hop"}, Spec: kbgpv1.BGPPeerConfigSpec{
 		Timers: timers.DeepCopy(), EBGPMultihop: ptr.To[int32](2), Families: families(),
 	}}
@@ -142,7 +148,7 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001},
 		Peers: []kbgpv1.BGPNodePeer{
 			peer("frr-v4", "198.51.100.2", 65010, tp.fastConfig),
-			peer("frr-v6", "2001:db8:1::2", 65010, tp.plainConfig),
+			peer("frr-v6", "2001:db8:1::2", 65010, tp.v6Config),
 			peer("bird", "198.51.100.6", 65020, tp.plainConfig),
 			peer("gobgpd", "198.51.100.10", 65030, tp.plainConfig),
 			peer("frr-multihop", "203.0.113.6", 65040, tp.hopConfig),
@@ -159,7 +165,7 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 			Attributes:        &kbgpv1.BGPAttributes{Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:100"}}},
 		}}},
 	}
-	create(t, node, tp.secret, tp.fastConfig, tp.plainConfig, tp.hopConfig, tp.missingRefPC, ad, tp.nodeConfig)
+	create(t, node, tp.secret, tp.fastConfig, tp.plainConfig, tp.v6Config, tp.hopConfig, tp.missingRefPC, ad, tp.nodeConfig)
 	// The node's InternalIP gives the router ID.
 	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "198.51.100.1"}}
 	if err := server.Client.Status().Update(t.Context(), node); err != nil {
