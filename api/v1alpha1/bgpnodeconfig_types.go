@@ -95,6 +95,21 @@ const (
 	RouterIDSourceHash     RouterIDSource = "hash-from-node-name"
 )
 
+// RouterIDConfiguration is an instance's router-ID configuration as it was when its
+// router ID was resolved.
+type RouterIDConfiguration struct {
+	// RouterID is the configured routerID: an IPv4 literal, a template, or empty for
+	// auto-detection.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	RouterID string `json:"routerID,omitempty"`
+
+	// RouterIDPool is the configured routerIDPool; empty means the default.
+	// +optional
+	// +kubebuilder:validation:MaxLength=18
+	RouterIDPool string `json:"routerIDPool,omitempty"`
+}
+
 // BGPNodeInstanceStatus reports one instance on the node.
 type BGPNodeInstanceStatus struct {
 	// LocalASN identifies the instance.
@@ -119,6 +134,12 @@ type BGPNodeInstanceStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	RouterIDNode string `json:"routerIDNode,omitempty"`
+
+	// RouterIDResolvedFrom is the configuration RouterID was resolved from. The lock
+	// holds while the instance's routerID and routerIDPool stay equal to it; a
+	// restarting agent resolves anew when they differ.
+	// +optional
+	RouterIDResolvedFrom *RouterIDConfiguration `json:"routerIDResolvedFrom,omitempty"`
 
 	// Peers reports each configured peer.
 	// +optional

@@ -70,7 +70,6 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kbgpv1.BGPNodeConfig{}: {Field: own},
-			&corev1.Node{}:          {Field: own},
 			&corev1.Secret{}:        {Namespaces: map[string]cache.Config{o.Namespace: {}}},
 		}},
 	})
@@ -91,6 +90,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	r := &reconciler{
 		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
 		speakers: speakers, status: writer, logger: o.Logger,
+		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
+		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: mgr.GetEventRecorderFor("kbgp-agent"), logger: o.Logger},
 	}
 	if err := r.setup(mgr); err != nil {
 		return err

@@ -1,12 +1,13 @@
 package agent
 
-// The agent's permissions, generated into config/rbac/agent by `make manifests`. The
-// agent lists and watches Nodes and BGPNodeConfigs only with a field selector on its own
-// name (RBAC cannot express that restriction; the admission policy of the install
-// issue limits its writes to its own BGPNodeConfig). Secrets are readable in its own
-// namespace only, through a Role.
+// The agent's permissions, generated into config/rbac/agent by `make manifests`. Nodes:
+// get only — the agent reads its own Node by name (nodeGetter, with a TTL cache) and
+// never lists or watches the cluster's topology. BGPNodeConfigs are listed and watched
+// only with a field selector on its own name (RBAC cannot express that restriction; the
+// admission policy of the install issue limits its writes to its own BGPNodeConfig).
+// Secrets are readable in its own namespace only, through a Role.
 //
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs/status,verbs=get;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,13 +29,16 @@ type reconciler struct {
 	speakers  *manager.Manager
 	status    *statusWriter
 	logger    *slog.Logger
+	nodes     *nodeGetter
+	routerIDs *routerIDs
 	// previous is the last desired state, which intent.Build keeps for peers whose
 	// objects went missing (the last good configuration keeps running).
 	previous bgp.Desired
 }
 
 // setup registers the controller. Every watched kind maps to the one key, so a burst
-// of events is one reconcile.
+// of events is one reconcile. The Node is not watched (the agent may only get it): it
+// is read by nodeGetter.
 func (r *reconciler) setup(mgr ctrl.Manager) error {
 	toNode := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
@@ -42,15 +46,14 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("bgpnodeconfig-agent").
 		For(&kbgpv1.BGPNodeConfig{}).
-		Watches(&corev1.Node{}, toNode).
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&corev1.Secret{}, toNode).
 		Complete(metrics.Instrument(r))
 }
 
-// Reconcile is fetch → intent.Build → manager.Apply → status. A missing BGPNodeConfig
-// means this node runs no BGP: every speaker stops with a Cease.
+// Reconcile is fetch → router IDs → intent.Build → manager.Apply → status. A missing
+// BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
 func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	in, err := r.fetch(ctx)
 	if err != nil {
@@ -58,18 +61,39 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	}
 	if in.NodeConfig == nil {
 		r.previous = bgp.Desired{}
-		r.status.Update(nil, intent.Result{}, nil)
+		r.status.Update(nil, intent.Result{}, nil, nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
+	node, err := r.nodes.get(ctx, r.routerIDs.pending())
+	if err != nil {
+		r.logger.Warn("reading Node; using the last one read", "node", r.nodeName, "error", err)
+	}
+	in.Node = node
+	now := time.Now()
+	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
+	in.RouterIDs = ids(decisions)
 	in.Previous = r.previous
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
 	r.previous = res.Desired
-	r.status.Update(in.NodeConfig, res, applyErr)
+	r.status.Update(in.NodeConfig, res, decisions, applyErr)
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)
 	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{RequeueAfter: r.requeueAfter(node, now)}, nil
+}
+
+// requeueAfter is when the agent looks at its Node again without being asked: while a
+// router ID waits for it (backoff), or while it has no pod CIDRs yet (they are
+// assigned once, some time after the Node registers).
+func (r *reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
+	if d := r.routerIDs.retryAfter(now); d > 0 {
+		return d
+	}
+	if node == nil || len(node.Spec.PodCIDRs) == 0 {
+		return nodeCacheTTL
+	}
+	return 0
 }
 
 // fetch reads what intent.Build needs from the cache. Only the referenced peer
@@ -84,14 +108,6 @@ func (r *reconciler) fetch(ctx context.Context) (intent.Input, error) {
 		return in, fmt.Errorf("get BGPNodeConfig %s: %w", r.nodeName, err)
 	}
 	in.NodeConfig = nc
-	node := &corev1.Node{}
-	if err := r.client.Get(ctx, types.NamespacedName{Name: r.nodeName}, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return in, fmt.Errorf("get Node %s: %w", r.nodeName, err)
-		}
-		node.Name = r.nodeName
-	}
-	in.Node = node
 	in.PeerConfigs = map[string]*kbgpv1.BGPPeerConfig{}
 	in.Secrets = map[string]*corev1.Secret{}
 	for _, inst := range nc.Spec.BGPInstances {

@@ -33,9 +33,10 @@ type statusWriter struct {
 	speakers *manager.Manager
 
 	mu sync.Mutex
-	// nodeConfig, build and applyErr are the latest reconcile's view.
+	// nodeConfig, build, routerIDs and applyErr are the latest reconcile's view.
 	nodeConfig *kbgpv1.BGPNodeConfig
 	build      intent.Result
+	routerIDs  map[int64]intent.RouterIDDecision
 	applyErr   error
 	// written is the status last applied; nil until the first write.
 	written *kbgpv1.BGPNodeConfigStatus
@@ -59,9 +60,9 @@ func (w *statusWriter) Trigger() {
 
 // Update records the latest reconcile and triggers a refresh; a nil node config (it
 // was deleted) stops the writes.
-func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, applyErr error) {
+func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, routerIDs map[int64]intent.RouterIDDecision, applyErr error) {
 	w.mu.Lock()
-	w.nodeConfig, w.build, w.applyErr = nc, build, applyErr
+	w.nodeConfig, w.build, w.routerIDs, w.applyErr = nc, build, routerIDs, applyErr
 	if nc == nil {
 		w.written = nil
 	}
@@ -92,7 +93,7 @@ func (w *statusWriter) Start(ctx context.Context) error {
 // write applies the status if it changed; it reports false when a retry is needed.
 func (w *statusWriter) write(ctx context.Context) bool {
 	w.mu.Lock()
-	nc, build, applyErr, written := w.nodeConfig, w.build, w.applyErr, w.written
+	nc, build, routerIDs, applyErr, written := w.nodeConfig, w.build, w.routerIDs, w.applyErr, w.written
 	w.mu.Unlock()
 	if nc == nil || w.speakers == nil {
 		return true
@@ -107,8 +108,8 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	}
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 	st := status.Build(status.Input{
-		NodeConfig: nc, Build: build, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
-		ApplyError: applyErr, Previous: previous, Now: now,
+		NodeConfig: nc, Build: build, RouterIDs: routerIDs, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
+		ApplyError: applyErr, Previous: previous,
 	})
 	st.LastUpdateTime = previous.LastUpdateTime
 	if written != nil && equality.Semantic.DeepEqual(st, *written) {

@@ -8,7 +8,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/routerid"
 )
 
 // Input is everything Build reads.
@@ -20,6 +19,9 @@ type Input struct {
 	PeerConfigs    map[string]*kbgpv1.BGPPeerConfig
 	Secrets        map[string]*corev1.Secret
 	Advertisements []kbgpv1.BGPAdvertisement
+	// RouterIDs are the decided router IDs by local ASN (see DecideRouterIDs); an
+	// instance without one keeps running as it was, or is not started.
+	RouterIDs map[int64]netip.Addr
 	// Previous is what the last Build produced; peers and instances that cannot be built
 	// now keep running as they were.
 	Previous bgp.Desired
@@ -28,47 +30,27 @@ type Input struct {
 // Result is what the node must run and what went wrong.
 type Result struct {
 	Desired bgp.Desired
-	// RouterIDs holds the resolution of each instance by local ASN.
-	RouterIDs map[int64]routerid.Result
-	// RouterIDErrors holds the instances whose router ID could not be resolved.
-	RouterIDErrors map[int64]error
 	// Failed lists the resources that could not be applied, and why.
 	Failed []kbgpv1.FailedResource
 }
 
 // Build computes the desired state of one node.
 func Build(in Input) Result {
-	res := Result{
-		Desired:        bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{}},
-		RouterIDs:      map[int64]routerid.Result{},
-		RouterIDErrors: map[int64]error{},
-	}
+	res := Result{Desired: bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{}}}
 	if in.NodeConfig == nil {
 		return res
 	}
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {
-		rid, err := resolveRouterID(inst, in.Node)
-		if err != nil {
-			res.RouterIDErrors[inst.LocalASN] = err
+		rid, ok := in.RouterIDs[inst.LocalASN]
+		if !ok {
 			keepPreviousInstances(&res.Desired, in.Previous, uint32(inst.LocalASN))
 			continue
 		}
-		res.RouterIDs[inst.LocalASN] = rid
-		b := instanceBuilder{in: in, inst: inst, routerID: rid.RouterID, out: &res}
+		b := instanceBuilder{in: in, inst: inst, routerID: rid, out: &res}
 		b.build()
 	}
 	res.Failed = dedupe(res.Failed)
 	return res
-}
-
-func resolveRouterID(inst kbgpv1.BGPNodeInstance, node *corev1.Node) (routerid.Result, error) {
-	ri := routerid.Input{Config: routerid.Config{RouterID: inst.RouterID, RouterIDPool: inst.RouterIDPool}}
-	if node != nil {
-		ri.NodeName = node.Name
-		ri.NodeAddresses = node.Status.Addresses
-		ri.NodeAnnotations = node.Annotations
-	}
-	return routerid.Resolve(ri)
 }
 
 // keepPreviousInstances carries over every speaker (all VRFs) of one ASN unchanged.

@@ -61,6 +61,21 @@ func defaultPeer(name, addr string, asn uint32) bgp.Peer {
 
 var key = bgp.InstanceKey{LocalASN: 65001}
 
+// build decides the router IDs from the node (no locks) and builds.
+func build(in Input) Result {
+	var insts []kbgpv1.BGPNodeInstance
+	if in.NodeConfig != nil {
+		insts = in.NodeConfig.Spec.BGPInstances
+	}
+	in.RouterIDs = map[int64]netip.Addr{}
+	for asn, d := range DecideRouterIDs(RouterIDInput{Instances: insts, NodeName: "worker-1", Node: in.Node}) {
+		if d.Err == nil {
+			in.RouterIDs[asn] = d.Lock.RouterID
+		}
+	}
+	return Build(in)
+}
+
 func global(rid string) bgp.Global {
 	return bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr(rid)}
 }
@@ -193,7 +208,7 @@ func TestBuildPeers(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Build(tc.in)
+			got := build(tc.in)
 			if diff := cmp.Diff(tc.want, got.Desired, cmpOpts...); diff != "" {
 				t.Errorf("desired (-want +got):\n%s", diff)
 			}
@@ -214,7 +229,7 @@ func TestBuildVRFPeersGetTheirOwnSpeaker(t *testing.T) {
 	red.VRF = "red"
 	nc := nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, ""), red)
 	nc.Spec.BGPInstances[0].LocalPort = ptr.To[int32](179)
-	got := Build(Input{NodeConfig: nc, Node: node()}).Desired
+	got := build(Input{NodeConfig: nc, Node: node()}).Desired
 
 	redPeer := defaultPeer("tor-red", "10.1.1.1", 65002)
 	redPeer.BindDevice = "red"
@@ -231,42 +246,14 @@ func TestBuildVRFPeersGetTheirOwnSpeaker(t *testing.T) {
 	}
 }
 
-func TestBuildRouterID(t *testing.T) {
-	ipv6Only := node()
-	ipv6Only.Status.Addresses = ipv6Only.Status.Addresses[:1]
-	tests := []struct {
-		name     string
-		routerID string
-		node     *corev1.Node
-		want     string
-		source   kbgpv1.RouterIDSource
-		wantErr  bool
-	}{
-		{"explicit", "10.10.10.10", node(), "10.10.10.10", kbgpv1.RouterIDSourceExplicit, false},
-		{"template from annotation", "${node.annotations['rid']}", node(), "10.9.9.9", kbgpv1.RouterIDSourceTemplate, false},
-		{"node InternalIP IPv4", "", node(), "10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, false},
-		{"IPv6-only node: hash of the node name", "", ipv6Only, "10.255.166.39", kbgpv1.RouterIDSourceHash, false},
-		{"template with no value: an error, never a silent default", "${node.annotations['missing']}", node(), "", "", true},
+func TestBuildWithoutRouterIDStartsNothing(t *testing.T) {
+	in := Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "")), Node: node()}
+	if got := Build(in).Desired.Instances; len(got) != 0 {
+		t.Fatalf("an instance without a router ID runs: %+v", got)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := Build(Input{NodeConfig: nodeConfig(tc.routerID, nodePeer("tor", "10.1.1.1", 65002, "")), Node: tc.node})
-			if err := res.RouterIDErrors[65001]; (err != nil) != tc.wantErr {
-				t.Fatalf("router ID error = %v, want error %v", err, tc.wantErr)
-			}
-			if tc.wantErr {
-				if len(res.Desired.Instances) != 0 {
-					t.Fatalf("instance runs without a router ID: %+v", res.Desired)
-				}
-				return
-			}
-			got := res.RouterIDs[65001]
-			if got.RouterID.String() != tc.want || got.Source != tc.source {
-				t.Fatalf("router ID = %s (%s), want %s (%s)", got.RouterID, got.Source, tc.want, tc.source)
-			}
-			if rid := res.Desired.Instances[key].Global.RouterID.String(); rid != tc.want {
-				t.Fatalf("speaker runs with router ID %s, want %s", rid, tc.want)
-			}
-		})
+	prev := build(in).Desired
+	in.Previous = prev
+	if got := Build(in).Desired; !cmp.Equal(got, prev, cmpOpts...) {
+		t.Fatalf("an instance that lost its router ID does not keep running as it was: %+v", got)
 	}
 }

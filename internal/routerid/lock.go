@@ -33,6 +33,9 @@ func NewLock(in Input, res Result, now time.Time) Lock {
 	return Lock{RouterID: res.RouterID, Source: res.Source, Node: in.NodeName, ResolvedAt: now, Config: in.Config}
 }
 
+// Message says what is locked, in the words of the RouterIDResolved event.
+func (l Lock) Message() string { return resolvedMessage(l.RouterID, l.Source, l.Node) }
+
 // LockAction is what the caller does about a locked router ID.
 type LockAction int
 

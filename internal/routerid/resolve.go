@@ -96,7 +96,7 @@ func Resolve(in Input) (Result, error) {
 	default:
 		res = autoDetect(in, pc.pool)
 	}
-	res.Message = fmt.Sprintf("Router ID resolved to %s via %s from node %s", res.RouterID, via(res.Source), in.NodeName)
+	res.Message = resolvedMessage(res.RouterID, res.Source, in.NodeName)
 	return res, nil
 }
 
@@ -141,6 +141,11 @@ func autoDetect(in Input, pool Pool) Result {
 		return Result{RouterID: addr, Source: kbgpv1.RouterIDSourceNodeIPv4}
 	}
 	return Result{RouterID: pool.Hash(in.NodeName), Source: kbgpv1.RouterIDSourceHash, Fallback: true}
+}
+
+// resolvedMessage is the RouterIDResolved event message of document 000.
+func resolvedMessage(id netip.Addr, source kbgpv1.RouterIDSource, node string) string {
+	return fmt.Sprintf("Router ID resolved to %s via %s from node %s", id, via(source), node)
 }
 
 // via names a source the way the RouterIDResolved event of document 000 does

@@ -1,10 +1,12 @@
 package status
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +15,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/routerid"
 )
 
 // Condition types and reasons of a BGPNodeConfig.
@@ -23,14 +26,28 @@ const (
 
 	ReasonConfigurationSuccessful = "ConfigurationSuccessful"
 	ReasonConfigurationFailed     = "ConfigurationFailed"
-	ReasonRouterIDResolved        = "RouterIDResolved"
 	ReasonRouterIDFailed          = "RouterIDResolutionFailed"
+	ReasonRouterIDPending         = "WaitingForNode"
+	ReasonRouterIDConfigError     = "RouterIDConfigError"
+	// ReasonRouterIDResolved is used when instances differ in how their IDs resolved.
+	ReasonRouterIDResolved = "RouterIDResolved"
 )
+
+// routerIDReasons are the RouterIDResolved reasons by source, as in document 000
+// ("AutoDetect" for the node's InternalIP).
+var routerIDReasons = map[kbgpv1.RouterIDSource]string{
+	kbgpv1.RouterIDSourceExplicit: "Explicit",
+	kbgpv1.RouterIDSourceTemplate: "Template",
+	kbgpv1.RouterIDSourceNodeIPv4: "AutoDetect",
+	kbgpv1.RouterIDSourceHash:     "HashFallback",
+}
 
 // Input is what the status is built from.
 type Input struct {
 	NodeConfig *kbgpv1.BGPNodeConfig
 	Build      intent.Result
+	// RouterIDs are the router-ID decisions by local ASN.
+	RouterIDs map[int64]intent.RouterIDDecision
 	// Snapshot is the manager's view of the running speakers.
 	Snapshot map[bgp.InstanceKey]manager.InstanceSnapshot
 	// PeerErrors are the peers the router refused.
@@ -40,8 +57,6 @@ type Input struct {
 	// Previous is the status currently stored, whose condition transition times and
 	// router-ID resolution times are kept when they do not change.
 	Previous kbgpv1.BGPNodeConfigStatus
-	// Now stamps what changes now (a newly resolved router ID).
-	Now metav1.Time
 }
 
 // Build returns the status without lastUpdateTime, which the writer sets when the
@@ -85,16 +100,14 @@ func mergeSameKey(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
 
 func instanceStatus(in Input, inst kbgpv1.BGPNodeInstance) kbgpv1.BGPNodeInstanceStatus {
 	st := kbgpv1.BGPNodeInstanceStatus{LocalASN: inst.LocalASN}
-	if rid, ok := in.Build.RouterIDs[inst.LocalASN]; ok {
-		st.RouterID = rid.RouterID.String()
-		st.RouterIDSource = rid.Source
-		st.RouterIDNode = in.NodeConfig.Name
-		st.RouterIDResolutionTime = &in.Now
-		for _, prev := range in.Previous.BGPInstances {
-			if prev.LocalASN == inst.LocalASN && prev.RouterID == st.RouterID && prev.RouterIDResolutionTime != nil {
-				st.RouterIDResolutionTime = prev.RouterIDResolutionTime
-			}
-		}
+	if d, ok := in.RouterIDs[inst.LocalASN]; ok && d.Err == nil {
+		l := d.Lock
+		at := metav1.NewTime(l.ResolvedAt.UTC().Truncate(time.Second))
+		st.RouterID = l.RouterID.String()
+		st.RouterIDSource = l.Source
+		st.RouterIDNode = l.Node
+		st.RouterIDResolutionTime = &at
+		st.RouterIDResolvedFrom = &kbgpv1.RouterIDConfiguration{RouterID: l.Config.RouterID, RouterIDPool: l.Config.RouterIDPool}
 	}
 	for _, p := range inst.Peers {
 		st.Peers = append(st.Peers, peerStatus(in, inst, p))
@@ -143,8 +156,10 @@ func setConditions(out *kbgpv1.BGPNodeConfigStatus, in Input) {
 	for _, f := range out.FailedResources {
 		problems = append(problems, fmt.Sprintf("%s %s: %s", f.Kind, f.Name, f.Message))
 	}
-	for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDErrors)) {
-		problems = append(problems, fmt.Sprintf("instance %d: %v", asn, in.Build.RouterIDErrors[asn]))
+	for _, asn := range slices.Sorted(maps.Keys(in.RouterIDs)) {
+		if err := in.RouterIDs[asn].Err; err != nil {
+			problems = append(problems, fmt.Sprintf("instance %d: %v", asn, err))
+		}
 	}
 	if in.ApplyError != nil {
 		problems = append(problems, in.ApplyError.Error())
@@ -157,19 +172,56 @@ func setConditions(out *kbgpv1.BGPNodeConfigStatus, in Input) {
 		set(ConditionReady, false, ReasonConfigurationFailed, msg)
 		set(ConditionDegraded, true, ReasonConfigurationFailed, msg)
 	}
-	if len(in.Build.RouterIDErrors) > 0 {
-		var msgs []string
-		for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDErrors)) {
-			msgs = append(msgs, fmt.Sprintf("instance %d: %v", asn, in.Build.RouterIDErrors[asn]))
+	setRouterIDCondition(in.RouterIDs, set)
+}
+
+// setRouterIDCondition sums up the router IDs of every instance: False when one has
+// none (waiting for the Node, a failed template, a configuration error), else True
+// with the reason of the source and any pending configuration change in the message.
+func setRouterIDCondition(ids map[int64]intent.RouterIDDecision, set func(typ string, ok bool, reason, msg string)) {
+	var failed, resolved []string
+	failReason, reason := "", ""
+	for _, asn := range slices.Sorted(maps.Keys(ids)) {
+		d := ids[asn]
+		if d.Err != nil {
+			failed = append(failed, fmt.Sprintf("instance %d: %v", asn, d.Err))
+			failReason = firstOr(failReason, failureReason(d))
+			continue
 		}
-		set(ConditionRouterIDResolved, false, ReasonRouterIDFailed, truncate(strings.Join(msgs, "; ")))
-		return
+		msg := d.Lock.Message()
+		if d.Warning != "" {
+			msg += " (" + d.Warning + ")"
+		}
+		resolved = append(resolved, msg)
+		if r := routerIDReasons[d.Lock.Source]; reason == "" || reason == r {
+			reason = r
+		} else {
+			reason = ReasonRouterIDResolved
+		}
 	}
-	var msgs []string
-	for _, asn := range slices.Sorted(maps.Keys(in.Build.RouterIDs)) {
-		msgs = append(msgs, in.Build.RouterIDs[asn].Message)
+	switch {
+	case len(failed) > 0:
+		set(ConditionRouterIDResolved, false, failReason, truncate(strings.Join(failed, "; ")))
+	case len(resolved) > 0:
+		set(ConditionRouterIDResolved, true, reason, truncate(strings.Join(resolved, "; ")))
 	}
-	set(ConditionRouterIDResolved, true, ReasonRouterIDResolved, truncate(strings.Join(msgs, "; ")))
+}
+
+func failureReason(d intent.RouterIDDecision) string {
+	switch {
+	case errors.Is(d.Err, intent.ErrNodeNotReady):
+		return ReasonRouterIDPending
+	case errors.Is(d.Err, routerid.ErrInvalidConfig):
+		return ReasonRouterIDConfigError
+	}
+	return ReasonRouterIDFailed
+}
+
+func firstOr(have, next string) string {
+	if have != "" {
+		return have
+	}
+	return next
 }
 
 // maxMessage keeps condition messages within the API's 32768-byte limit with room to
