@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -47,6 +48,7 @@ func (r *ClusterConfigReconciler) Reconcile(ctx context.Context, req reconcile.R
 		return reconcile.Result{}, fmt.Errorf("update status of BGPClusterConfig %s: %w", cc.Name, err)
 	}
 	r.recordRouterIDConflicts(facts.RouterIDConflicts)
+	r.recordHighPoolUsage(ctx, updated, facts.HighPoolUsage)
 	return reconcile.Result{}, nil
 }
 
@@ -59,6 +61,15 @@ func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.Rou
 			nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: node}}
 			r.Recorder.Event(nc, corev1.EventTypeWarning, render.ConditionRouterIDConflict, c.String())
 		}
+	}
+}
+
+// recordHighPoolUsage logs a warning and puts a Warning event on the cluster config for
+// every pool more than half used; like the conflicts, only when the conditions changed.
+func (r *ClusterConfigReconciler) recordHighPoolUsage(ctx context.Context, cc *kbgpv1.BGPClusterConfig, usages []render.PoolUsage) {
+	for _, u := range usages {
+		log.FromContext(ctx).Info("router-ID pool more than half used", "clusterConfig", cc.Name, "detail", u.String())
+		r.Recorder.Event(cc, corev1.EventTypeWarning, render.ConditionRouterIDPoolUsageHigh, u.String())
 	}
 }
 
@@ -110,5 +121,6 @@ func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClu
 		return facts, fmt.Errorf("list node configs of %s: %w", cc.Name, err)
 	}
 	facts.RouterIDConflicts = render.RouterIDConflicts(rendered.Items)
+	facts.HighPoolUsage = render.HighPoolUsage(cc, rendered.Items)
 	return facts, nil
 }

@@ -40,6 +40,8 @@ type ClusterConfigFacts struct {
 	MissingPeerConfigs []string
 	// RouterIDConflicts are router IDs shared by several of its nodes.
 	RouterIDConflicts []RouterIDConflict
+	// HighPoolUsage are its instances whose router-ID pool is more than half used.
+	HighPoolUsage []PoolUsage
 }
 
 // MissingPeerConfigs lists the peerConfigRef names of cc that are not in existing.
@@ -56,7 +58,7 @@ func MissingPeerConfigs(cc *kbgpv1.BGPClusterConfig, existing map[string]bool) [
 	return missing
 }
 
-// ClusterConfigConditions returns current with the four conditions set from facts.
+// ClusterConfigConditions returns current with the conditions set from facts.
 // Existing conditions keep their lastTransitionTime when their status does not change,
 // so an unchanged observation yields an identical list (and no write).
 func ClusterConfigConditions(current []metav1.Condition, generation int64, facts ClusterConfigFacts, now metav1.Time) []metav1.Condition {
@@ -96,6 +98,14 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 		set(ConditionRouterIDConflict, true, ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
 	} else {
 		set(ConditionRouterIDConflict, false, ReasonRouterIDsUnique, "every node resolved a distinct router ID")
+	}
+
+	// A warning only: a full pool makes collisions likely, RouterIDConflict reports
+	// the ones that happen. Ready does not depend on it.
+	if len(facts.HighPoolUsage) > 0 {
+		set(ConditionRouterIDPoolUsageHigh, true, ConditionRouterIDPoolUsageHigh, poolUsageMessage(facts.HighPoolUsage))
+	} else {
+		set(ConditionRouterIDPoolUsageHigh, false, ReasonPoolUsageNormal, "every routerIDPool is at most half used")
 	}
 
 	switch {

@@ -29,22 +29,32 @@ func TestClusterConfigConditions(t *testing.T) {
 		{"ready", ClusterConfigFacts{SelectedNodes: 3}, map[string]string{
 			"Ready": "True/Rendered", "NoMatchingNodes": "False/NodesSelected",
 			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal",
 		}},
 		{"no nodes", ClusterConfigFacts{}, map[string]string{
 			"Ready": "False/NoMatchingNodes", "NoMatchingNodes": "True/NoMatchingNodes",
 			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal",
 		}},
 		{"missing peer config", ClusterConfigFacts{SelectedNodes: 1, MissingPeerConfigs: []string{"rack9"}}, map[string]string{
 			"Ready": "False/MissingPeerConfigs", "NoMatchingNodes": "False/NodesSelected",
 			"MissingPeerConfigs": "True/MissingPeerConfigs", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal",
 		}},
 		{"conflict", ClusterConfigFacts{SelectedNodes: 2, ConflictNodes: map[string]string{"n1": "old"}}, map[string]string{
 			"Ready": "False/ConflictingClusterConfigs", "NoMatchingNodes": "False/NodesSelected",
 			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "True/ConflictingClusterConfigs", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal",
 		}},
 		{"router ID conflict", ClusterConfigFacts{SelectedNodes: 2, RouterIDConflicts: []RouterIDConflict{{LocalASN: 65001, RouterID: "10.255.1.1", Nodes: []string{"a", "b"}}}}, map[string]string{
 			"Ready": "False/RouterIDConflict", "NoMatchingNodes": "False/NodesSelected",
 			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "True/RouterIDConflict",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal",
+		}},
+		{"router-ID pool more than half used: a warning, still Ready", ClusterConfigFacts{SelectedNodes: 200, HighPoolUsage: []PoolUsage{{LocalASN: 65001, Pool: "172.16.0.0/24"}}}, map[string]string{
+			"Ready": "True/Rendered", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "True/RouterIDPoolUsageHigh",
 		}},
 	}
 	for _, tc := range tests {

@@ -17,9 +17,11 @@ import (
 
 const (
 	sessionTimeout = 45 * time.Second
-	podCIDR4       = "10.244.1.0/24"
-	podCIDR6       = "2001:db8:244:1::/64"
-	password       = "kbgp-e2e-md5"
+	// routerID is what the node's kbgp.io/router-id annotation says.
+	routerID = "10.99.0.1"
+	podCIDR4 = "10.244.1.0/24"
+	podCIDR6 = "2001:db8:244:1::/64"
+	password = "kbgp-e2e-md5"
 )
 
 // peeringTopology is one node namespace with the agent and four router namespaces:
@@ -145,7 +147,7 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 		return kbgpv1.BGPNodePeer{BGPPeer: kbgpv1.BGPPeer{Name: name, PeerAddress: addr, PeerASN: asn, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}
 	}
 	tp.nodeConfig = &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: n}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
-		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001},
+		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${node.annotations['kbgp.io/router-id']}"},
 		Peers: []kbgpv1.BGPNodePeer{
 			peer("frr-v4", "198.51.100.2", 65010, tp.fastConfig),
 			peer("frr-v6", "2001:db8:1::2", 65010, tp.v6Config),
@@ -155,7 +157,7 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 		},
 	}}}}
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: n},
+		ObjectMeta: metav1.ObjectMeta{Name: n, Annotations: map[string]string{"kbgp.io/router-id": routerID}},
 		Spec:       corev1.NodeSpec{PodCIDRs: []string{podCIDR4, podCIDR6}},
 	}
 	ad := &kbgpv1.BGPAdvertisement{
@@ -166,7 +168,7 @@ func (tp *peeringTopology) createObjects(t *testing.T) {
 		}}},
 	}
 	create(t, node, tp.secret, tp.fastConfig, tp.plainConfig, tp.v6Config, tp.hopConfig, tp.missingRefPC, ad, tp.nodeConfig)
-	// The node's InternalIP gives the router ID.
+	// The router ID comes from the annotation template, not from this InternalIP.
 	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "198.51.100.1"}}
 	if err := server.Client.Status().Update(t.Context(), node); err != nil {
 		t.Fatal(err)
@@ -204,8 +206,8 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.RemoteRouterID != "198.51.100.1" {
-			t.Errorf("FRR sees router ID %q, want the node's InternalIP 198.51.100.1", n.RemoteRouterID)
+		if n.RemoteRouterID != routerID {
+			t.Errorf("FRR sees router ID %q, want %s from the node's annotation", n.RemoteRouterID, routerID)
 		}
 		if n.HoldTimeMsecs != 9000 || n.KeepaliveMsecs != 3000 {
 			t.Errorf("FRR negotiated hold %d ms keepalive %d ms, want 9000/3000", n.HoldTimeMsecs, n.KeepaliveMsecs)
@@ -283,7 +285,8 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		edits := []func(){
 			func() { update(t, n, func(n *corev1.Node) { n.Labels = map[string]string{"edit": "1"} }) },
 			func() { update(t, n, func(n *corev1.Node) { n.Labels["edit"] = "2" }) },
-			func() { update(t, n, func(n *corev1.Node) { n.Annotations = map[string]string{"note": "x"} }) },
+			// The router-ID annotation changes: the ID is locked, nothing moves.
+			func() { update(t, n, func(n *corev1.Node) { n.Annotations["kbgp.io/router-id"] = "10.99.0.2" }) },
 			func() {
 				update(t, tp.nodeConfig, func(nc *kbgpv1.BGPNodeConfig) { nc.Labels = map[string]string{"edit": "3"} })
 			},
