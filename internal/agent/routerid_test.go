@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
@@ -177,6 +178,35 @@ func TestIPv6OnlyNodeGetsTheHashID(t *testing.T) {
 		t.Fatalf("source = %s, want hash-from-node-name", src)
 	}
 	waitEvent(t, name, "RouterIDFallback: No IPv4 address, using hash-based router ID from pool")
+	if n := metricValue(t, "kbgp_router_id_source", "source", "hash-from-node-name"); n < 1 {
+		t.Fatalf("kbgp_router_id_source{source=hash-from-node-name} = %v, want at least this node's instance", n)
+	}
+	if n := metricValue(t, "kbgp_router_id_resolution_total", "result", "success"); n < 1 {
+		t.Fatalf("kbgp_router_id_resolution_total{result=success} = %v", n)
+	}
+}
+
+// metricValue reads one labelled counter or gauge from the process's registry, which
+// every agent of this test binary shares.
+func metricValue(t *testing.T, name, label, value string) float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetGauge().GetValue() + m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // TestRouterIDWaitsForNodeAddresses: a Node without addresses yet is retried with
