@@ -1,7 +1,6 @@
 package operator_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -17,15 +16,5 @@ var server *apiserver.Server
 
 func TestMain(m *testing.M) {
 	log.SetLogger(logr.Discard())
-	s, err := apiserver.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "operator tests:", err)
-		os.Exit(1)
-	}
-	server = s
-	code := m.Run()
-	if err := s.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "operator tests: stop api server:", err)
-	}
-	os.Exit(code)
+	os.Exit(apiserver.RunTests(m, "operator tests", func(s *apiserver.Server) { server = s }))
 }

@@ -2,7 +2,6 @@
 package integration
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -14,15 +13,5 @@ import (
 var server *apiserver.Server
 
 func TestMain(m *testing.M) {
-	s, err := apiserver.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "integration:", err)
-		os.Exit(1)
-	}
-	server = s
-	code := m.Run()
-	if err := s.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "integration: stop api server:", err)
-	}
-	os.Exit(code)
+	os.Exit(apiserver.RunTests(m, "integration", func(s *apiserver.Server) { server = s }))
 }
