@@ -42,6 +42,12 @@ var instance = bgp.InstanceKey{LocalASN: 65001}
 // called or the test ends.
 func startAgent(t *testing.T, cfg *rest.Config, node string) (routers *bgpfake.Factory, stop func()) {
 	t.Helper()
+	return startAgentWithInterval(t, cfg, node, 200*time.Millisecond)
+}
+
+// startAgentWithInterval is startAgent with the least time between status writes.
+func startAgentWithInterval(t *testing.T, cfg *rest.Config, node string, statusInterval time.Duration) (routers *bgpfake.Factory, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logger := slog.New(slog.NewTextHandler(logWriter{t}, nil))
 	routers = &bgpfake.Factory{}
@@ -49,7 +55,7 @@ func startAgent(t *testing.T, cfg *rest.Config, node string) (routers *bgpfake.F
 	go func() {
 		done <- agent.Run(ctx, cfg, agent.Options{
 			NodeName: node, Namespace: namespace, MetricsAddress: "0", HealthProbeAddress: "0",
-			Routers: routers, Logger: logger, StatusInterval: 200 * time.Millisecond,
+			Routers: routers, Logger: logger, StatusInterval: statusInterval,
 		})
 	}()
 	stop = sync.OnceFunc(func() {

@@ -71,7 +71,9 @@ type Router struct {
 type peer struct {
 	config bgp.Peer
 	export map[netip.Prefix]struct{}
+	state  bgp.SessionState
 	since  time.Time
+	down   string
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.
@@ -81,7 +83,7 @@ func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []netip.Prefix) e
 		r.mu.Unlock()
 		return fmt.Errorf("peer %s already exists", p.Address)
 	}
-	r.peers[p.Address] = &peer{config: p, export: setOf(export), since: time.Now()}
+	r.peers[p.Address] = &peer{config: p, export: setOf(export), state: bgp.StateEstablished, since: time.Now()}
 	if r.sessions == nil {
 		r.sessions = map[netip.Addr]int{}
 	}
@@ -153,18 +155,40 @@ func (r *Router) UpdatePeerExport(_ context.Context, addr netip.Addr, add, remov
 	return nil
 }
 
-// Peers implements bgp.Router: every peer is Established with its configured timers.
+// Peers implements bgp.Router: a peer is Established, with its configured timers,
+// unless SetState said otherwise.
 func (r *Router) Peers(context.Context) ([]bgp.PeerStatus, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]bgp.PeerStatus, 0, len(r.peers))
 	for addr, p := range r.peers {
-		out = append(out, bgp.PeerStatus{
-			Address: addr, State: bgp.StateEstablished, EstablishedSince: p.since,
-			HoldTime: p.config.Timers.HoldTime, Keepalive: p.config.Timers.Keepalive,
-		})
+		st := bgp.PeerStatus{Address: addr, State: p.state, LastDownReason: p.down}
+		if p.state == bgp.StateEstablished {
+			st.EstablishedSince, st.HoldTime, st.Keepalive = p.since, p.config.Timers.HoldTime, p.config.Timers.Keepalive
+		}
+		out = append(out, st)
 	}
 	return out, nil
+}
+
+// SetState moves a peer's session to state, as a real speaker's watch would, and
+// notifies. Leaving Established records downReason as the last down reason.
+func (r *Router) SetState(addr netip.Addr, state bgp.SessionState, downReason string) {
+	r.mu.Lock()
+	p, ok := r.peers[addr]
+	if ok {
+		if p.state == bgp.StateEstablished && state != bgp.StateEstablished {
+			p.down = downReason
+		}
+		if state == bgp.StateEstablished && p.state != bgp.StateEstablished {
+			p.since = time.Now()
+		}
+		p.state = state
+	}
+	r.mu.Unlock()
+	if ok {
+		r.notify()
+	}
 }
 
 // Stop implements bgp.Router.

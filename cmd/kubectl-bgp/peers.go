@@ -1,0 +1,93 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// peerRow is one session as reported in a BGPNodeConfig's status. It keeps the raw sort
+// keys (ASN as a number, so 9 sorts before 10) next to the rendered cells.
+type peerRow struct {
+	node  string
+	asn   int64
+	vrf   string
+	name  string
+	cells []string
+}
+
+// peersHeader is the header of `kubectl bgp peers`; wide adds what is useful when
+// debugging a session but too long for a quick look.
+func peersHeader(wide bool) []string {
+	h := []string{"NODE", "ASN", "PEER", "ADDRESS", "VRF", "STATE", "SINCE", "RECEIVED", "ADVERTISED"}
+	if wide {
+		h = append(h, "PEER-ASN", "HOLD/KEEPALIVE")
+	}
+	return h
+}
+
+// peerRows turns the status of every node config into one row per session, sorted by
+// node, local ASN, VRF and peer name: the status lists are in the agent's order, which a
+// reader comparing two runs should not have to care about.
+func peerRows(ncs []kbgpv1.BGPNodeConfig, now time.Time, wide bool) [][]string {
+	var rows []peerRow
+	for _, nc := range ncs {
+		for _, inst := range nc.Status.BGPInstances {
+			for _, p := range inst.Peers {
+				rows = append(rows, peerRow{
+					node: nc.Name, asn: inst.LocalASN, vrf: p.VRF, name: p.Name,
+					cells: peerCells(nc.Name, inst.LocalASN, p, now, wide),
+				})
+			}
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b peerRow) int {
+		return cmp.Or(cmp.Compare(a.node, b.node), cmp.Compare(a.asn, b.asn),
+			cmp.Compare(a.vrf, b.vrf), cmp.Compare(a.name, b.name))
+	})
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.cells
+	}
+	return out
+}
+
+func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time, wide bool) []string {
+	c := []string{
+		cell(node),
+		strconv.FormatInt(asn, 10),
+		cell(p.Name),
+		cell(p.PeerAddress),
+		orDash(cell(p.VRF)),
+		orDash(cell(string(p.PeeringState))),
+		since(p.EstablishedTime, now),
+		strconv.FormatInt(p.RoutesReceived, 10),
+		strconv.FormatInt(p.RoutesAdvertised, 10),
+	}
+	if wide {
+		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers))
+	}
+	return c
+}
+
+// timers renders the negotiated hold time and keepalive; they exist only while the
+// session is established.
+func timers(t *kbgpv1.BGPNegotiatedTimers) string {
+	if t == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%ds/%ds", t.AppliedHoldTimeSeconds, t.AppliedKeepaliveSeconds)
+}
+
+// orDash shows an empty value as "-" so that a column is never blank, which would make
+// the line read as if the columns had shifted.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/status"
+)
+
+// statusHeader is the header of `kubectl bgp status`.
+var statusHeader = []string{"NODE", "ROUTER-ID", "READY", "DEGRADED", "PEERS", "FAILED"}
+
+// statusLines renders one aligned line per node, sorted by name, each followed by one
+// indented "Kind/Name: message" line per failed resource. The failed lines stay outside
+// the table so a long message does not widen every column.
+func statusLines(ncs []kbgpv1.BGPNodeConfig) []string {
+	sorted := slices.Clone(ncs)
+	slices.SortFunc(sorted, func(a, b kbgpv1.BGPNodeConfig) int { return strings.Compare(a.Name, b.Name) })
+	rows := make([][]string, len(sorted))
+	for i := range sorted {
+		rows[i] = statusCells(&sorted[i].Status, sorted[i].Name)
+	}
+	table := formatTable(statusHeader, rows)
+	out := []string{table[0]}
+	for i := range sorted {
+		out = append(out, table[i+1])
+		out = append(out, failedLines(sorted[i].Status.FailedResources, "  ")...)
+	}
+	return out
+}
+
+func statusCells(st *kbgpv1.BGPNodeConfigStatus, node string) []string {
+	return []string{
+		cell(node),
+		orDash(cell(routerIDs(st))),
+		conditionStatus(st, status.ConditionReady),
+		conditionStatus(st, status.ConditionDegraded),
+		peerCount(st),
+		strconv.Itoa(len(st.FailedResources)),
+	}
+}
+
+// routerIDs lists the resolved router ID of every instance, in status order; an
+// instance not yet resolved is left out.
+func routerIDs(st *kbgpv1.BGPNodeConfigStatus) string {
+	var ids []string
+	for _, inst := range st.BGPInstances {
+		if inst.RouterID != "" {
+			ids = append(ids, inst.RouterID)
+		}
+	}
+	return strings.Join(ids, ",")
+}
+
+// conditionStatus is the condition's status, "-" when the agent has not reported it
+// (a node whose agent never ran has no conditions at all).
+func conditionStatus(st *kbgpv1.BGPNodeConfigStatus, condType string) string {
+	c := meta.FindStatusCondition(st.Conditions, condType)
+	if c == nil {
+		return "-"
+	}
+	return orDash(cell(string(c.Status)))
+}
+
+// peerCount is "established/total" over every instance of the node.
+func peerCount(st *kbgpv1.BGPNodeConfigStatus) string {
+	established, total := 0, 0
+	for _, inst := range st.BGPInstances {
+		for _, p := range inst.Peers {
+			total++
+			if p.PeeringState == kbgpv1.PeeringStateEstablished {
+				established++
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d", established, total)
+}
+
+// failedLines renders each failed resource as "Kind/Name: message" behind indent, in
+// the order stored (the operator and the agent keep it sorted).
+func failedLines(frs []kbgpv1.FailedResource, indent string) []string {
+	out := make([]string, 0, len(frs))
+	for _, fr := range frs {
+		out = append(out, fmt.Sprintf("%s%s/%s: %s", indent, clean(fr.Kind), clean(fr.Name), clean(fr.Message)))
+	}
+	return out
+}
