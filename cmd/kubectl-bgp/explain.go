@@ -3,6 +3,8 @@ package main
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/render"
 )
@@ -22,30 +24,43 @@ type explainInput struct {
 	NodeConfig *kbgpv1.BGPNodeConfig
 }
 
-// explain answers "why does this node run what it runs": it redoes the operator's
+// explain answers "why does this node run what it runs". It redoes the operator's
 // decisions with the operator's own functions (render.ParseSelectors, AssignNode,
 // PickOverride, NodeConfig) so the answer cannot drift from what the operator does,
-// then follows every peer to its BGPPeerConfig and BGPAdvertisements, and ends with
-// what the agent reports.
+// follows every peer to its BGPPeerConfig and BGPAdvertisements, and ends with what
+// the agent reports.
 func explain(in explainInput) []string {
 	var t text
 	t.line(0, "Node: %s", in.NodeName)
-	t.line(1, "labels: %s", formatLabels(in.NodeLabels))
+	t.line(1, "labels: %s", labels.FormatLabels(in.NodeLabels))
 	t.blank()
 
 	winner := explainSelection(&t, in)
 	t.blank()
-	override := explainOverride(&t, in, winner)
-	t.blank()
+
+	var targeting []kbgpv1.BGPNodeConfigOverride
+	for _, o := range in.Overrides {
+		if o.Spec.NodeRef == in.NodeName {
+			targeting = append(targeting, o)
+		}
+	}
+	applied, ignored := render.PickOverride(targeting)
+	var rendered *kbgpv1.BGPNodeConfig
+	var unmatched []kbgpv1.FailedResource
 	if winner != nil {
-		nc, problems := render.NodeConfig(winner, render.Node{Name: in.NodeName}, override)
-		explainInstances(&t, in, winner, nc, override, problems)
+		rendered, unmatched = render.NodeConfig(winner, render.Node{Name: in.NodeName}, applied)
+	}
+	explainOverride(&t, in.NodeName, applied, append(ignored, unmatched...), winner != nil)
+	t.blank()
+
+	if rendered != nil {
+		explainInstances(&t, in, winner, rendered, applied)
 		t.blank()
 	}
 	explainStatus(&t, in.NodeConfig, winner)
 	return t.lines
 }
 
-// timestamp renders an object time in UTC, so output does not depend on the reader's
-// time zone.
+// timestamp renders an object time in UTC, so the output does not depend on the
+// reader's time zone.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -18,3 +18,11 @@ func (t *text) line(depth int, format string, args ...any) {
 
 // blank separates sections.
 func (t *text) blank() { t.lines = append(t.lines, "") }
+
+// joinOr joins parts with ", ", or returns none when there are no parts.
+func joinOr(parts []string, none string) string {
+	if len(parts) == 0 {
+		return none
+	}
+	return strings.Join(parts, ", ")
+}

@@ -87,11 +87,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
 	speakers := manager.New(o.Routers, o.Logger, writer.Trigger)
 	writer.speakers = speakers
+	recorder := mgr.GetEventRecorderFor("kbgp-agent")
+	writer.recorder = recorder
 	r := &reconciler{
 		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
 		speakers: speakers, status: writer, logger: o.Logger,
 		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
-		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: mgr.GetEventRecorderFor("kbgp-agent"), logger: o.Logger},
+		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 	}
 	if err := r.setup(mgr); err != nil {
 		return err

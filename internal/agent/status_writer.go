@@ -11,9 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/status"
@@ -31,6 +33,10 @@ type statusWriter struct {
 	logger   *slog.Logger
 	signal   chan struct{}
 	speakers *manager.Manager
+	// recorder gets PeerEstablished/PeerDown, found by comparing each snapshot with
+	// lastSnapshot (only the writer goroutine touches it).
+	recorder     record.EventRecorder
+	lastSnapshot map[bgp.InstanceKey]manager.InstanceSnapshot
 
 	mu sync.Mutex
 	// nodeConfig, build, routerIDs and applyErr are the latest reconcile's view.
@@ -102,6 +108,7 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	if err != nil {
 		w.logger.Warn("reading BGP state for status", "error", err)
 	}
+	w.recordPeerEvents(nc, snap)
 	previous := nc.Status
 	if written != nil {
 		previous = *written
@@ -124,6 +131,17 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	w.written = &st
 	w.mu.Unlock()
 	return true
+}
+
+// recordPeerEvents emits the session changes since the last snapshot and logs them.
+func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]manager.InstanceSnapshot) {
+	for _, e := range status.PeerEvents(w.lastSnapshot, snap) {
+		w.logger.Info("BGP session changed", "reason", e.Reason, "detail", e.Message)
+		if w.recorder != nil {
+			w.recorder.Event(nc, e.Type, e.Reason, e.Message)
+		}
+	}
+	w.lastSnapshot = snap
 }
 
 // apply server-side applies the agent's part of the status. failedResources is a map

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// schemeNodeGVK is the kind of a Node, needed to read one as metadata only.
+var schemeNodeGVK = corev1.SchemeGroupVersion.WithKind("Node")
+
+func newPeersCommand(k *kubeOptions) *cobra.Command {
+	var node, output string
+	cmd := &cobra.Command{
+		Use:   "peers",
+		Short: "List the BGP sessions of every node, as the agents report them",
+		Example: `  kubectl bgp peers
+  kubectl bgp peers --node worker-1 -o wide`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			wide, err := isWide(output)
+			if err != nil {
+				return err
+			}
+			r, err := k.reader()
+			if err != nil {
+				return err
+			}
+			ncs, err := nodeConfigs(cmd.Context(), r, node)
+			if err != nil {
+				return err
+			}
+			rows := peerRows(ncs, time.Now(), wide)
+			if len(rows) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No BGP sessions reported.")
+				return nil
+			}
+			return writeLines(cmd.OutOrStdout(), formatTable(peersHeader(wide), rows))
+		},
+	}
+	cmd.Flags().StringVar(&node, "node", "", "show only the sessions of this node")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds the peer ASN and the negotiated timers")
+	return cmd
+}
+
+func newStatusCommand(k *kubeOptions) *cobra.Command {
+	var node string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Summarise every node: router IDs, Ready, Degraded, sessions up and failed resources",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := k.reader()
+			if err != nil {
+				return err
+			}
+			ncs, err := nodeConfigs(cmd.Context(), r, node)
+			if err != nil {
+				return err
+			}
+			if len(ncs) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No BGPNodeConfigs found.")
+				return nil
+			}
+			return writeLines(cmd.OutOrStdout(), statusLines(ncs))
+		},
+	}
+	cmd.Flags().StringVar(&node, "node", "", "show only this node")
+	return cmd
+}
+
+func newExplainCommand(k *kubeOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain NODE",
+		Short: "Explain why a node runs its BGP configuration: cluster config, override, peer configs, advertisements, status",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := k.reader()
+			if err != nil {
+				return err
+			}
+			in, err := fetchExplainInput(cmd.Context(), r, args[0])
+			if err != nil {
+				return err
+			}
+			return writeLines(cmd.OutOrStdout(), explain(in))
+		},
+	}
+}
+
+// isWide validates -o: only the default table and wide exist.
+func isWide(output string) (bool, error) {
+	switch output {
+	case "":
+		return false, nil
+	case "wide":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown output format %q: use -o wide or nothing", output)
+}
+
+func writeLines(w io.Writer, lines []string) error {
+	_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+	return err
+}

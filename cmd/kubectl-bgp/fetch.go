@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// nodeConfigs returns every BGPNodeConfig, or only the one of node when node is set.
+// A missing node config is an error that says the likely reasons, since "not found"
+// alone sends the reader looking in the wrong place.
+func nodeConfigs(ctx context.Context, r client.Reader, node string) ([]kbgpv1.BGPNodeConfig, error) {
+	if node == "" {
+		var list kbgpv1.BGPNodeConfigList
+		if err := r.List(ctx, &list); err != nil {
+			return nil, fmt.Errorf("list BGPNodeConfigs: %w", err)
+		}
+		return list.Items, nil
+	}
+	var nc kbgpv1.BGPNodeConfig
+	if err := r.Get(ctx, types.NamespacedName{Name: node}, &nc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("no BGPNodeConfig for node %q: no BGPClusterConfig selects it, or the operator has not rendered it yet (see kubectl bgp explain %s)", node, node)
+		}
+		return nil, fmt.Errorf("get BGPNodeConfig %s: %w", node, err)
+	}
+	return []kbgpv1.BGPNodeConfig{nc}, nil
+}
+
+// fetchExplainInput reads what explain needs. The Node is read as metadata only: its
+// labels are all selection looks at, and metadata is what the operator watches too.
+func fetchExplainInput(ctx context.Context, r client.Reader, node string) (explainInput, error) {
+	in := explainInput{NodeName: node}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(schemeNodeGVK)
+	if err := r.Get(ctx, types.NamespacedName{Name: node}, meta); err != nil {
+		return in, fmt.Errorf("get node %s: %w", node, err)
+	}
+	in.NodeLabels = meta.Labels
+
+	var ccs kbgpv1.BGPClusterConfigList
+	var ovs kbgpv1.BGPNodeConfigOverrideList
+	var pcs kbgpv1.BGPPeerConfigList
+	var ads kbgpv1.BGPAdvertisementList
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"BGPClusterConfigs", &ccs}, {"BGPNodeConfigOverrides", &ovs}, {"BGPPeerConfigs", &pcs}, {"BGPAdvertisements", &ads}} {
+		if err := r.List(ctx, l.list); err != nil {
+			return in, fmt.Errorf("list %s: %w", l.kind, err)
+		}
+	}
+	in.ClusterConfigs, in.Overrides, in.PeerConfigs, in.Advertisements = ccs.Items, ovs.Items, pcs.Items, ads.Items
+
+	var nc kbgpv1.BGPNodeConfig
+	switch err := r.Get(ctx, types.NamespacedName{Name: node}, &nc); {
+	case err == nil:
+		in.NodeConfig = &nc
+	case !apierrors.IsNotFound(err):
+		return in, fmt.Errorf("get BGPNodeConfig %s: %w", node, err)
+	}
+	return in, nil
+}

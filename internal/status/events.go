@@ -1,0 +1,78 @@
+package status
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/routerid"
+)
+
+// Peer event reasons on the BGPNodeConfig.
+const (
+	EventPeerEstablished = "PeerEstablished"
+	EventPeerDown        = "PeerDown"
+)
+
+// Event is one Kubernetes event to record on the node's BGPNodeConfig.
+type Event struct {
+	Type, Reason, Message string
+}
+
+// PeerEvents compares two snapshots of the speakers and returns the sessions that came
+// up or went down in between. A session that went down and came back between the two
+// (a new establishedTime) is both. Snapshots are taken at most once per status
+// interval, so a flapping peer costs a few events, which the event recorder then
+// aggregates further. A removed peer gets no event: its configuration went away.
+func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event {
+	var out []Event
+	for _, key := range slices.SortedFunc(maps.Keys(cur), compareKeys) {
+		for _, name := range slices.Sorted(maps.Keys(cur[key].Peers)) {
+			now := cur[key].Peers[name]
+			was, known := prev[key].Peers[name]
+			up := now.Status.State == bgp.StateEstablished
+			wasUp := known && was.Status.State == bgp.StateEstablished
+			reconnected := up && wasUp && !now.Status.EstablishedSince.Equal(was.Status.EstablishedSince)
+			if (wasUp && !up) || reconnected {
+				out = append(out, Event{corev1.EventTypeWarning, EventPeerDown, peerDownMessage(key, name, now)})
+			}
+			if (up && !wasUp) || reconnected {
+				out = append(out, Event{corev1.EventTypeNormal, EventPeerEstablished, fmt.Sprintf("%s Established", describePeer(key, name, now))})
+			}
+		}
+	}
+	return out
+}
+
+func peerDownMessage(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
+	msg := fmt.Sprintf("%s left Established", describePeer(key, name, p))
+	if p.Status.LastDownReason != "" {
+		msg += ": " + routerid.Sanitize(p.Status.LastDownReason)
+	}
+	return msg
+}
+
+func describePeer(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
+	s := fmt.Sprintf("peer %s (%s, AS %d) of instance %d", routerid.Sanitize(name), p.Peer.Address, p.Peer.ASN, key.LocalASN)
+	if key.VRF != "" {
+		s += " in VRF " + routerid.Sanitize(key.VRF)
+	}
+	return s
+}
+
+func compareKeys(a, b bgp.InstanceKey) int {
+	if a.LocalASN != b.LocalASN {
+		return int(int64(a.LocalASN) - int64(b.LocalASN))
+	}
+	switch {
+	case a.VRF < b.VRF:
+		return -1
+	case a.VRF > b.VRF:
+		return 1
+	}
+	return 0
+}

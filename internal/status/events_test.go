@@ -1,0 +1,49 @@
+package status
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/manager"
+)
+
+func TestPeerEvents(t *testing.T) {
+	key := bgp.InstanceKey{LocalASN: 65001}
+	red := bgp.InstanceKey{LocalASN: 65001, VRF: "red"}
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	snap := func(k bgp.InstanceKey, state bgp.SessionState, since time.Time, reason string) map[bgp.InstanceKey]manager.InstanceSnapshot {
+		return map[bgp.InstanceKey]manager.InstanceSnapshot{k: {Peers: map[string]manager.PeerSnapshot{"tor-a": {
+			Peer:   bgp.Peer{Address: netip.MustParseAddr("10.1.1.1"), ASN: 65002},
+			Status: bgp.PeerStatus{State: state, EstablishedSince: since, LastDownReason: reason},
+		}}}}
+	}
+	const cease = "notification-received code 6(cease) subcode 2(administrative shutdown)"
+	for _, tc := range []struct {
+		name      string
+		prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot
+		want      []Event
+	}{
+		{"first seen Established", nil, snap(key, bgp.StateEstablished, t0, ""),
+			[]Event{{"Normal", "PeerEstablished", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 Established"}}},
+		{"first seen Active: nothing", nil, snap(key, bgp.StateActive, time.Time{}, ""), nil},
+		{"unchanged: nothing", snap(key, bgp.StateEstablished, t0, ""), snap(key, bgp.StateEstablished, t0, ""), nil},
+		{"down with the NOTIFICATION", snap(key, bgp.StateEstablished, t0, ""), snap(key, bgp.StateActive, time.Time{}, cease),
+			[]Event{{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 left Established: " + cease}}},
+		{"flapped between snapshots", snap(red, bgp.StateEstablished, t0, ""), snap(red, bgp.StateEstablished, t0.Add(time.Minute), "hold-timer-expired"),
+			[]Event{
+				{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 in VRF red left Established: hold-timer-expired"},
+				{"Normal", "PeerEstablished", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 in VRF red Established"},
+			}},
+		{"removed: nothing", snap(key, bgp.StateEstablished, t0, ""), nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, PeerEvents(tc.prev, tc.cur)); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
