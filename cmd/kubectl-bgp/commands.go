@@ -7,11 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 )
-
-// schemeNodeGVK is the kind of a Node, needed to read one as metadata only.
-var schemeNodeGVK = corev1.SchemeGroupVersion.WithKind("Node")
 
 func newPeersCommand(k *kubeOptions) *cobra.Command {
 	var node, output string

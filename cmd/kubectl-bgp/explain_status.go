@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,16 +55,19 @@ func routerIDSummary(inst kbgpv1.BGPNodeInstanceStatus) string {
 	if inst.RouterID == "" {
 		return "router ID not resolved yet"
 	}
-	s := "router ID " + inst.RouterID
+	details := []string{}
 	if inst.RouterIDSource != "" {
-		s += " (" + string(inst.RouterIDSource)
-		if inst.RouterIDNode != "" {
-			s += " of node " + inst.RouterIDNode
-		}
-		if inst.RouterIDResolutionTime != nil {
-			s += ", resolved " + timestamp(inst.RouterIDResolutionTime.Time)
-		}
-		s += ")"
+		details = append(details, "source "+string(inst.RouterIDSource))
+	}
+	if inst.RouterIDNode != "" {
+		details = append(details, "from node "+inst.RouterIDNode)
+	}
+	if inst.RouterIDResolutionTime != nil {
+		details = append(details, "resolved "+timestamp(inst.RouterIDResolutionTime.Time))
+	}
+	s := "router ID " + inst.RouterID
+	if len(details) > 0 {
+		s += " (" + strings.Join(details, ", ") + ")"
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -11,6 +12,9 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
+
+// nodeGVK is the kind of a Node, needed to read one as metadata only.
+var nodeGVK = corev1.SchemeGroupVersion.WithKind("Node")
 
 // nodeConfigs returns every BGPNodeConfig, or only the one of node when node is set.
 // A missing node config is an error that says the likely reasons, since "not found"
@@ -38,7 +42,7 @@ func nodeConfigs(ctx context.Context, r client.Reader, node string) ([]kbgpv1.BG
 func fetchExplainInput(ctx context.Context, r client.Reader, node string) (explainInput, error) {
 	in := explainInput{NodeName: node}
 	meta := &metav1.PartialObjectMetadata{}
-	meta.SetGroupVersionKind(schemeNodeGVK)
+	meta.SetGroupVersionKind(nodeGVK)
 	if err := r.Get(ctx, types.NamespacedName{Name: node}, meta); err != nil {
 		return in, fmt.Errorf("get node %s: %w", node, err)
 	}

@@ -19,8 +19,11 @@ func main() {
 	}
 }
 
-func newRootCommand() *cobra.Command {
-	var kube kubeOptions
+func newRootCommand() *cobra.Command { return newRootCommandWith(&kubeOptions{}) }
+
+// newRootCommandWith builds the command tree around kube, which tests give a reader
+// that serves constructed objects.
+func newRootCommandWith(kube *kubeOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-bgp",
 		Short: "Inspect kbgp: BGP sessions, node status and why a node runs its configuration",
@@ -36,6 +39,6 @@ summarises them. It only reads; nothing is changed.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	kube.addFlags(root.PersistentFlags())
-	root.AddCommand(newPeersCommand(&kube), newStatusCommand(&kube), newExplainCommand(&kube))
+	root.AddCommand(newPeersCommand(kube), newStatusCommand(kube), newExplainCommand(kube))
 	return root
 }

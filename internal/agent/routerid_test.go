@@ -186,14 +186,15 @@ func TestIPv6OnlyNodeGetsTheHashID(t *testing.T) {
 	}
 }
 
-// metricValue reads one labelled counter or gauge from the process's registry, which
-// every agent of this test binary shares.
+// metricValue sums the series of a counter or gauge that carry label=value in the
+// process's registry, which every agent of this test binary shares.
 func metricValue(t *testing.T, name, label, value string) float64 {
 	t.Helper()
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := 0.0
 	for _, f := range families {
 		if f.GetName() != name {
 			continue
@@ -201,12 +202,12 @@ func metricValue(t *testing.T, name, label, value string) float64 {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == label && l.GetValue() == value {
-					return m.GetGauge().GetValue() + m.GetCounter().GetValue()
+					sum += m.GetGauge().GetValue() + m.GetCounter().GetValue()
 				}
 			}
 		}
 	}
-	return 0
+	return sum
 }
 
 // TestRouterIDWaitsForNodeAddresses: a Node without addresses yet is retried with

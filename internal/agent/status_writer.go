@@ -18,6 +18,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/status"
 )
 
@@ -37,6 +38,7 @@ type statusWriter struct {
 	// lastSnapshot (only the writer goroutine touches it).
 	recorder     record.EventRecorder
 	lastSnapshot map[bgp.InstanceKey]manager.InstanceSnapshot
+	sessions     metrics.Sessions
 
 	mu sync.Mutex
 	// nodeConfig, build, routerIDs and applyErr are the latest reconcile's view.
@@ -109,6 +111,7 @@ func (w *statusWriter) write(ctx context.Context) bool {
 		w.logger.Warn("reading BGP state for status", "error", err)
 	}
 	w.recordPeerEvents(nc, snap)
+	w.sessions.Update(peerSamples(snap))
 	previous := nc.Status
 	if written != nil {
 		previous = *written
@@ -127,6 +130,7 @@ func (w *statusWriter) write(ctx context.Context) bool {
 		w.logger.Warn("writing BGPNodeConfig status", "node", w.nodeName, "error", err)
 		return false
 	}
+	metrics.CountStatusWrite()
 	w.mu.Lock()
 	w.written = &st
 	w.mu.Unlock()

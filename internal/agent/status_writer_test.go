@@ -45,5 +45,8 @@ func TestStatusWritesAreCoalesced(t *testing.T) {
 	if got := peerState(getStatus(t, name), "tor"); got != kbgpv1.PeeringStateEstablished {
 		t.Fatalf("after the flaps the status says %s, want Established", got)
 	}
+	if v := metricValue(t, "kbgp_session_state", "state", "Established"); v < 1 {
+		t.Fatalf("kbgp_session_state{state=Established} = %v, want the peer counted", v)
+	}
 	waitEvent(t, name, "PeerDown: peer tor (10.10.0.1, AS 65010) of instance 65001 left Established: hold timer expired")
 }

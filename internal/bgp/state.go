@@ -34,4 +34,6 @@ type PeerStatus struct {
 	LastDownReason string
 	// Received counts the prefixes received from the peer (none are ever imported).
 	Received uint64
+	// ReceivedByFamily splits Received by address family.
+	ReceivedByFamily map[Family]uint64
 }

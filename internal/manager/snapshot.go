@@ -16,6 +16,8 @@ type PeerSnapshot struct {
 	// Advertised is the number of prefixes the peer is sent, counted from the applied
 	// export set rather than by walking the router's RIB.
 	Advertised int
+	// AdvertisedByFamily splits Advertised by address family.
+	AdvertisedByFamily map[bgp.Family]int
 }
 
 // InstanceSnapshot is one running speaker with its peers by name.
@@ -46,18 +48,25 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, Advertised: countExported(ap.export, inst.paths)}
+			byFamily := countExported(ap.export, inst.paths)
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, Advertised: byFamily[bgp.FamilyIPv4Unicast] + byFamily[bgp.FamilyIPv6Unicast], AdvertisedByFamily: byFamily}
 		}
 		out[key] = snap
 	}
 	return out, errors.Join(errs...)
 }
 
-func countExported(export map[netip.Prefix]struct{}, paths map[netip.Prefix]bgp.PathAttributes) int {
-	n := 0
+// countExported counts, by family, the prefixes of the export set that are originated.
+func countExported(export map[netip.Prefix]struct{}, paths map[netip.Prefix]bgp.PathAttributes) map[bgp.Family]int {
+	n := map[bgp.Family]int{}
 	for p := range export {
-		if _, ok := paths[p]; ok {
-			n++
+		if _, ok := paths[p]; !ok {
+			continue
+		}
+		if p.Addr().Is4() {
+			n[bgp.FamilyIPv4Unicast]++
+		} else {
+			n[bgp.FamilyIPv6Unicast]++
 		}
 	}
 	return n

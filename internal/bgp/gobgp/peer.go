@@ -49,6 +49,14 @@ func toAPIPeer(p bgp.Peer) *api.Peer {
 	return out
 }
 
+// familyOf is apiFamily's inverse for the two families kbgp configures.
+func familyOf(f *api.Family) bgp.Family {
+	if f.GetAfi() == api.Family_AFI_IP6 {
+		return bgp.FamilyIPv6Unicast
+	}
+	return bgp.FamilyIPv4Unicast
+}
+
 func apiFamily(f bgp.Family) *api.Family {
 	if f == bgp.FamilyIPv6Unicast {
 		return &api.Family{Afi: api.Family_AFI_IP6, Safi: api.Family_SAFI_UNICAST}

@@ -49,6 +49,9 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 		st = sts[0]
 		return st.Received == 1
 	})
+	if st.ReceivedByFamily[bgp.FamilyIPv4Unicast] != 1 || st.ReceivedByFamily[bgp.FamilyIPv6Unicast] != 0 {
+		t.Fatalf("received by family = %v, want one IPv4 prefix", st.ReceivedByFamily)
+	}
 	if st.State != bgp.StateEstablished || st.RemoteRouterID != remote {
 		t.Fatalf("status = %+v, want Established with remote ID %s", st, remote)
 	}

@@ -94,7 +94,14 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 		}
 	}
 	for _, afi := range p.GetAfiSafis() {
-		st.Received += afi.GetState().GetReceived()
+		n := afi.GetState().GetReceived()
+		st.Received += n
+		if n > 0 {
+			if st.ReceivedByFamily == nil {
+				st.ReceivedByFamily = map[bgp.Family]uint64{}
+			}
+			st.ReceivedByFamily[familyOf(afi.GetConfig().GetFamily())] += n
+		}
 	}
 	r.mu.Lock()
 	if s, ok := r.sessions[addr]; ok {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// peersFixture lists nodes, instances and peers out of order, with the same peer name
+// in two VRFs and ASNs whose string order differs from their numeric order.
+func peersFixture() []kbgpv1.BGPNodeConfig {
+	return []kbgpv1.BGPNodeConfig{
+		nodeConfigWithStatus("worker-2", kbgpv1.BGPNodeConfigStatus{BGPInstances: []kbgpv1.BGPNodeInstanceStatus{
+			{LocalASN: 65001, Peers: []kbgpv1.BGPNodePeerStatus{sessionStatus("tor-a", "10.2.1.1", "", kbgpv1.PeeringStateActive, 0)}},
+		}}),
+		nodeConfigWithStatus("worker-1", kbgpv1.BGPNodeConfigStatus{BGPInstances: []kbgpv1.BGPNodeInstanceStatus{
+			{LocalASN: 65001, Peers: []kbgpv1.BGPNodePeerStatus{
+				sessionStatus("tor-b", "10.1.1.2", "", kbgpv1.PeeringStateEstablished, 2*time.Hour),
+				sessionStatus("tor-a", "10.1.1.1", "red", kbgpv1.PeeringStateEstablished, 5*time.Minute+3*time.Second),
+				sessionStatus("tor-a", "10.1.1.1", "", kbgpv1.PeeringStateEstablished, 49*time.Hour),
+			}},
+			{LocalASN: 9, Peers: []kbgpv1.BGPNodePeerStatus{sessionStatus("rr", "10.9.9.9", "", "", 0)}},
+		}}),
+		nodeConfigWithStatus("worker-3", kbgpv1.BGPNodeConfigStatus{}),
+	}
+}
+
+func TestPeerRowsSortedByNodeASNVRFName(t *testing.T) {
+	want := [][]string{
+		{"worker-1", "9", "rr", "10.9.9.9", "-", "-", "-", "0", "0"},
+		{"worker-1", "65001", "tor-a", "10.1.1.1", "-", "Established", "2d1h", "3", "12"},
+		{"worker-1", "65001", "tor-b", "10.1.1.2", "-", "Established", "120m", "3", "12"},
+		{"worker-1", "65001", "tor-a", "10.1.1.1", "red", "Established", "5m3s", "3", "12"},
+		{"worker-2", "65001", "tor-a", "10.2.1.1", "-", "Active", "-", "0", "0"},
+	}
+	if diff := cmp.Diff(want, peerRows(peersFixture(), now, false)); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+func TestPeerRowsWide(t *testing.T) {
+	rows := peerRows(peersFixture(), now, true)
+	if got, want := len(rows[0]), len(peersHeader(true)); got != want {
+		t.Fatalf("wide row has %d cells, header %d", got, want)
+	}
+	if diff := cmp.Diff([]string{"65002", "-"}, rows[0][9:]); diff != "" {
+		t.Errorf("wide cells of a session that never came up (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"65002", "90s/30s"}, rows[1][9:]); diff != "" {
+		t.Errorf("wide cells of an established session (-want +got):\n%s", diff)
+	}
+}
+
+func TestPeersTable(t *testing.T) {
+	got := strings.Join(formatTable(peersHeader(false), peerRows(peersFixture()[:1], now, false)), "\n")
+	want := `NODE       ASN     PEER    ADDRESS    VRF   STATE    SINCE   RECEIVED   ADVERTISED
+worker-2   65001   tor-a   10.2.1.1   -     Active   -       0          0`
+	if got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPeerCellsSanitised(t *testing.T) {
+	nc := nodeConfigWithStatus("evil\nnode", kbgpv1.BGPNodeConfigStatus{BGPInstances: []kbgpv1.BGPNodeInstanceStatus{
+		{LocalASN: 65001, Peers: []kbgpv1.BGPNodePeerStatus{sessionStatus("a\rb", "10.0.0.1\x00", "v\tx", "", 0)}},
+	}})
+	lines := formatTable(peersHeader(false), peerRows([]kbgpv1.BGPNodeConfig{nc}, now, false))
+	if len(lines) != 2 {
+		t.Fatalf("want header and one row, got %d lines: %q", len(lines), lines)
+	}
+	for _, s := range []string{"evil_node", "a_b", "10.0.0.1_", "v x"} {
+		if !strings.Contains(lines[1], s) {
+			t.Errorf("row %q lacks sanitised %q", lines[1], s)
+		}
+	}
+}
