@@ -41,7 +41,8 @@ type Options struct {
 	HealthProbeAddress string
 	Routers            bgp.RouterFactory
 	Logger             *slog.Logger
-	// StatusInterval is the least time between two status writes (default 2 s).
+	// StatusInterval is the least time between two status writes (default 5 s: at most
+	// 0.2 writes/s per node while sessions change, performance.md B6).
 	StatusInterval time.Duration
 }
 

@@ -22,7 +22,7 @@ import (
 	"kbgp.io/kbgp/internal/status"
 )
 
-const defaultStatusInterval = 2 * time.Second
+const defaultStatusInterval = 5 * time.Second
 
 // statusWriter is level-driven: reconciles and session state changes only signal it;
 // its own goroutine rebuilds the status and applies it when it differs from what it last
