@@ -1,0 +1,186 @@
+package status
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/routerid"
+)
+
+var (
+	t0  = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	key = bgp.InstanceKey{LocalASN: 65001}
+)
+
+func nodeConfig(peers ...string) *kbgpv1.BGPNodeConfig {
+	nc := &kbgpv1.BGPNodeConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Generation: 7},
+		Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001},
+		}}},
+	}
+	for i, p := range peers {
+		nc.Spec.BGPInstances[0].Peers = append(nc.Spec.BGPInstances[0].Peers, kbgpv1.BGPNodePeer{
+			BGPPeer: kbgpv1.BGPPeer{Name: p, PeerAddress: fmt.Sprintf("10.1.1.%d", i+1), PeerASN: 65002},
+		})
+	}
+	return nc
+}
+
+func resolved(source kbgpv1.RouterIDSource) map[int64]intent.RouterIDDecision {
+	return map[int64]intent.RouterIDDecision{65001: {Lock: routerid.Lock{
+		RouterID: netip.MustParseAddr("10.0.0.10"), Source: source, Node: "worker-1", ResolvedAt: t0,
+		Config: routerid.Config{},
+	}}}
+}
+
+func established(names ...string) map[bgp.InstanceKey]manager.InstanceSnapshot {
+	snap := manager.InstanceSnapshot{Peers: map[string]manager.PeerSnapshot{}}
+	for i, n := range names {
+		snap.Peers[n] = manager.PeerSnapshot{
+			Peer: bgp.Peer{Address: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", i+1))},
+			Status: bgp.PeerStatus{State: bgp.StateEstablished, EstablishedSince: t0.Add(time.Minute),
+				HoldTime: 90 * time.Second, Keepalive: 30 * time.Second, Received: 3},
+			// The counts are what the status carries, never the routes: a million
+			// routes make the same status as twelve.
+			Advertised: 1_000_000,
+		}
+	}
+	return map[bgp.InstanceKey]manager.InstanceSnapshot{key: snap}
+}
+
+func conditions(st kbgpv1.BGPNodeConfigStatus) map[string]string {
+	out := map[string]string{}
+	for _, c := range st.Conditions {
+		out[c.Type] = string(c.Status) + "/" + c.Reason
+		if c.ObservedGeneration != 7 {
+			out[c.Type] += fmt.Sprintf(" (observedGeneration %d)", c.ObservedGeneration)
+		}
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		in         Input
+		conditions map[string]string
+		failed     int
+		peerState  kbgpv1.PeeringState
+	}{
+		{
+			name: "everything applied, peers up",
+			in:   Input{NodeConfig: nodeConfig("tor-a", "tor-b"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: established("tor-a", "tor-b")},
+			conditions: map[string]string{"Ready": "True/ConfigurationSuccessful", "Degraded": "False/ConfigurationSuccessful",
+				"RouterIDResolved": "True/AutoDetect"},
+			peerState: kbgpv1.PeeringStateEstablished,
+		},
+		{
+			// A peer that does not answer is not a configuration failure.
+			name: "peer not Established: still Ready",
+			in:   Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceHash), Snapshot: map[bgp.InstanceKey]manager.InstanceSnapshot{key: {Peers: map[string]manager.PeerSnapshot{"tor-a": {Status: bgp.PeerStatus{State: bgp.StateActive}}}}}},
+			conditions: map[string]string{"Ready": "True/ConfigurationSuccessful", "Degraded": "False/ConfigurationSuccessful",
+				"RouterIDResolved": "True/HashFallback"},
+			peerState: kbgpv1.PeeringStateActive,
+		},
+		{
+			name: "missing peer config: Degraded, peer Idle",
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceExplicit),
+				Build: intent.Result{Failed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}}}},
+			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
+				"RouterIDResolved": "True/Explicit"},
+			failed: 1, peerState: kbgpv1.PeeringStateIdle,
+		},
+		{
+			name: "peer refused by the speaker",
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceTemplate),
+				PeerErrors: map[manager.PeerRef]error{{Name: "tor-a"}: errors.New("bind: no such device")}},
+			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
+				"RouterIDResolved": "True/Template"},
+			failed: 1, peerState: kbgpv1.PeeringStateIdle,
+		},
+		{
+			name: "waiting for the Node",
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]intent.RouterIDDecision{65001: {
+				Err: fmt.Errorf("%w: Node worker-1 reports no addresses yet", intent.ErrNodeNotReady)}}},
+			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
+				"RouterIDResolved": "False/WaitingForNode"},
+			peerState: kbgpv1.PeeringStateIdle,
+		},
+		{
+			name: "invalid router-ID configuration",
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]intent.RouterIDDecision{65001: {
+				Err: fmt.Errorf("%w: bad pool", routerid.ErrInvalidConfig)}}},
+			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
+				"RouterIDResolved": "False/RouterIDConfigError"},
+			peerState: kbgpv1.PeeringStateIdle,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := Build(tc.in)
+			if got := conditions(st); fmt.Sprint(got) != fmt.Sprint(tc.conditions) {
+				t.Errorf("conditions = %v, want %v", got, tc.conditions)
+			}
+			if st.ObservedGeneration != 7 || len(st.FailedResources) != tc.failed {
+				t.Errorf("observedGeneration %d, failedResources %v", st.ObservedGeneration, st.FailedResources)
+			}
+			if got := st.BGPInstances[0].Peers[0].PeeringState; got != tc.peerState {
+				t.Errorf("peer state = %s, want %s", got, tc.peerState)
+			}
+		})
+	}
+}
+
+func TestBuildReportsThePeersAndTheLock(t *testing.T) {
+	st := Build(Input{NodeConfig: nodeConfig("tor-a", "tor-b"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: established("tor-a", "tor-b")})
+	inst := st.BGPInstances[0]
+	if inst.RouterID != "10.0.0.10" || inst.RouterIDSource != kbgpv1.RouterIDSourceNodeIPv4 || inst.RouterIDNode != "worker-1" ||
+		!inst.RouterIDResolutionTime.Time.Equal(t0) || inst.RouterIDResolvedFrom == nil {
+		t.Fatalf("router-ID fields = %+v", inst)
+	}
+	p := inst.Peers[1]
+	if p.Name != "tor-b" || p.PeerAddress != "10.1.1.2" || p.PeerASN != 65002 || p.RoutesReceived != 3 || p.RoutesAdvertised != 1_000_000 ||
+		p.EstablishedTime == nil || !p.EstablishedTime.Time.Equal(t0.Add(time.Minute)) ||
+		p.Timers == nil || p.Timers.AppliedHoldTimeSeconds != 90 || p.Timers.AppliedKeepaliveSeconds != 30 {
+		t.Fatalf("peer status = %+v", p)
+	}
+	// B6: the status of a node with 2 peers and a million routes stays small.
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 4096 {
+		t.Fatalf("status of 2 peers is %d bytes, want at most 4 KiB", len(b))
+	}
+}
+
+// TestBuildKeepsTransitionTimes: rebuilding an unchanged status yields the same
+// conditions, transition times included, so the writer sees no difference.
+func TestBuildKeepsTransitionTimes(t *testing.T) {
+	in := Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: established("tor-a")}
+	first := Build(in)
+	for i := range first.Conditions {
+		first.Conditions[i].LastTransitionTime = metav1.NewTime(t0)
+	}
+	in.Previous = first
+	again := Build(in)
+	for _, c := range again.Conditions {
+		if !c.LastTransitionTime.Time.Equal(t0) {
+			t.Fatalf("condition %s moved its transition time to %v", c.Type, c.LastTransitionTime)
+		}
+	}
+	if !meta.IsStatusConditionTrue(again.Conditions, ConditionReady) {
+		t.Fatal("not Ready")
+	}
+}
