@@ -10,6 +10,7 @@ all: build
 .PHONY: build
 build: ## Build the kbgp binary into bin/.
 	$(GO) build -o $(BIN)/kbgp ./cmd/kbgp
+	$(GO) build -o $(BIN)/kubectl-bgp ./cmd/kubectl-bgp
 
 .PHONY: generate
 generate: ## Generate deepcopy code for the API types.

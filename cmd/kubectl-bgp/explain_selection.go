@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,44 +80,38 @@ func requirements(sel *kbgpv1.LabelSelector, nodeLabels map[string]string) []req
 	if sel == nil {
 		return nil
 	}
-	var singles []*metav1.LabelSelector
-	keys := make([]string, 0, len(sel.MatchLabels))
-	for k := range sel.MatchLabels {
-		keys = append(keys, k)
+	type single struct {
+		key string
+		sel *metav1.LabelSelector
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		singles = append(singles, &metav1.LabelSelector{MatchLabels: map[string]string{k: string(sel.MatchLabels[k])}})
+	var singles []single
+	for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
+		singles = append(singles, single{k, &metav1.LabelSelector{MatchLabels: map[string]string{k: string(sel.MatchLabels[k])}}})
 	}
 	for _, r := range sel.MatchExpressions {
-		one := &kbgpv1.LabelSelector{MatchExpressions: []kbgpv1.LabelSelectorRequirement{r}}
-		singles = append(singles, one.ToMetav1())
+		one := kbgpv1.LabelSelector{MatchExpressions: []kbgpv1.LabelSelectorRequirement{r}}
+		singles = append(singles, single{r.Key, one.ToMetav1()})
 	}
 	out := make([]requirement, 0, len(singles))
-	for i, s := range singles {
-		key := keyOf(s)
-		parsed, err := metav1.LabelSelectorAsSelector(s)
+	for _, s := range singles {
+		parsed, err := metav1.LabelSelectorAsSelector(s.sel)
 		if err != nil {
-			out = append(out, requirement{expr: fmt.Sprintf("requirement %d on %q (invalid: %v)", i+1, key, err), key: key})
+			out = append(out, requirement{expr: fmt.Sprintf("a requirement on %s that does not parse (%v)", s.key, err), key: s.key})
 			continue
 		}
-		out = append(out, requirement{expr: parsed.String(), key: key, holds: parsed.Matches(labels.Set(nodeLabels))})
+		out = append(out, requirement{expr: parsed.String(), key: s.key, holds: parsed.Matches(labels.Set(nodeLabels))})
 	}
 	return out
-}
-
-func keyOf(s *metav1.LabelSelector) string {
-	for k := range s.MatchLabels {
-		return k
-	}
-	return s.MatchExpressions[0].Key
 }
 
 // requirementsText renders the requirements that hold (holding=true) or fail
 // (holding=false), each with the node's value for its key.
 func requirementsText(sel *kbgpv1.LabelSelector, nodeLabels map[string]string, holding bool) string {
 	reqs := requirements(sel, nodeLabels)
-	if len(reqs) == 0 {
+	switch {
+	case sel == nil:
+		return "no nodeSelector (selects every node)"
+	case len(reqs) == 0:
 		return "an empty nodeSelector (selects every node)"
 	}
 	var parts []string
@@ -124,9 +119,8 @@ func requirementsText(sel *kbgpv1.LabelSelector, nodeLabels map[string]string, h
 		if r.holds != holding {
 			continue
 		}
-		v, ok := nodeLabels[r.key]
 		node := "node has no " + r.key + " label"
-		if ok {
+		if v, ok := nodeLabels[r.key]; ok {
 			node = "node has " + r.key + "=" + v
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", r.expr, node))

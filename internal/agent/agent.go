@@ -102,9 +102,14 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(writer); err != nil {
 		return err
 	}
+	lease := &leaseRenewer{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), namespace: o.Namespace, node: o.NodeName, logger: o.Logger}
+	if err := mgr.Add(lease); err != nil {
+		return err
+	}
 	runErr := mgr.Start(ctx)
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
+	writer.markShutdown(stopCtx)
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
 	return errors.Join(runErr, speakers.Stop(stopCtx, true))
 }

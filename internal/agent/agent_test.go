@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -259,6 +260,10 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if stopped, graceful := r.Stopped(); !stopped || !graceful {
 		t.Fatalf("on exit the speaker was stopped=%v graceful=%v, want a graceful-restart stop", stopped, graceful)
 	}
+	// No peer has graceful restart: nothing keeps the node's routes, status says so.
+	if c := meta.FindStatusCondition(getStatus(t, node).Conditions, "Ready"); c == nil || c.Status != metav1.ConditionFalse || c.Reason != "AgentShutdown" {
+		t.Fatalf("Ready after the agent stopped = %+v, want False/AgentShutdown", c)
+	}
 }
 
 // TestGeneratedRBACSuffices runs the agent as a user holding only the generated roles:
@@ -286,4 +291,9 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 	if p, _ := speaker(t, routers).Peer(addrA); p.Password != "rbac" {
 		t.Fatal("the agent did not read the peer's Secret with the generated Role")
 	}
+	eventually(t, 30*time.Second, "the agent's Lease renewed with the generated Role", func() bool {
+		l := &coordinationv1.Lease{}
+		err := server.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: agent.LeaseName(node)}, l)
+		return err == nil && l.Spec.RenewTime != nil && *l.Spec.HolderIdentity == node
+	})
 }

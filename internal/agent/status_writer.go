@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -135,6 +136,48 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	w.written = &st
 	w.mu.Unlock()
 	return true
+}
+
+// ReasonAgentShutdown is the Ready reason a stopping agent leaves behind.
+const ReasonAgentShutdown = "AgentShutdown"
+
+// markShutdown sets Ready=False (AgentShutdown) in the status when the agent stops and
+// no peer keeps its routes through graceful restart: the node no longer announces
+// anything and status must not say Ready. With graceful restart the peers keep the
+// routes as stale while the agent restarts, so Ready stays. Call it after the writer
+// stopped.
+func (w *statusWriter) markShutdown(ctx context.Context) {
+	w.mu.Lock()
+	written, nc := w.written, w.nodeConfig
+	w.mu.Unlock()
+	if written == nil || nc == nil || keepsRoutes(w.lastSnapshot) {
+		return
+	}
+	st := *written.DeepCopy()
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: status.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonAgentShutdown,
+		Message: "the agent stopped and closed its sessions", ObservedGeneration: nc.Generation,
+	})
+	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	st.LastUpdateTime = &now
+	if err := w.apply(ctx, st); err != nil {
+		w.logger.Warn("marking the status AgentShutdown", "node", w.nodeName, "error", err)
+		return
+	}
+	metrics.CountStatusWrite()
+}
+
+// keepsRoutes reports whether some peer holds the node's routes across a restart: an
+// Established session with graceful restart configured.
+func keepsRoutes(snap map[bgp.InstanceKey]manager.InstanceSnapshot) bool {
+	for _, inst := range snap {
+		for _, p := range inst.Peers {
+			if p.Peer.GracefulRestart.Enabled && p.Status.State == bgp.StateEstablished {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recordPeerEvents emits the session changes since the last snapshot and logs them.

@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Liveness Lease timing: renewed every leaseRenewInterval, stale after leaseDuration.
+const (
+	leaseRenewInterval = 10 * time.Second
+	leaseDuration      = 40 * time.Second
+)
+
+// LeaseName is the Lease an agent renews in its namespace while it runs. The status
+// is written only when something changes, so its lastUpdateTime can be old on a
+// healthy node; the Lease's renewTime says when the agent was last alive.
+func LeaseName(node string) string { return "kbgp-agent-" + node }
+
+// leaseRenewer keeps the agent's Lease fresh (manager.Runnable). It reads with the
+// API reader, so the agent needs only get/create/update on Leases in its namespace,
+// never list/watch.
+type leaseRenewer struct {
+	reader    client.Reader
+	writer    client.Client
+	namespace string
+	node      string
+	logger    *slog.Logger
+}
+
+// Start renews until ctx ends.
+func (l *leaseRenewer) Start(ctx context.Context) error {
+	for {
+		if err := l.renew(ctx); err != nil && ctx.Err() == nil {
+			l.logger.Warn("renewing the agent Lease", "lease", LeaseName(l.node), "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(leaseRenewInterval):
+		}
+	}
+}
+
+func (l *leaseRenewer) renew(ctx context.Context) error {
+	now := metav1.NewMicroTime(time.Now())
+	lease := &coordinationv1.Lease{}
+	err := l.reader.Get(ctx, types.NamespacedName{Namespace: l.namespace, Name: LeaseName(l.node)}, lease)
+	if apierrors.IsNotFound(err) {
+		lease = &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: l.namespace, Name: LeaseName(l.node)},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity: ptr.To(l.node), LeaseDurationSeconds: ptr.To(int32(leaseDuration.Seconds())),
+				AcquireTime: &now, RenewTime: &now,
+			},
+		}
+		return l.writer.Create(ctx, lease)
+	}
+	if err != nil {
+		return err
+	}
+	lease.Spec.RenewTime = &now
+	lease.Spec.HolderIdentity = ptr.To(l.node)
+	lease.Spec.LeaseDurationSeconds = ptr.To(int32(leaseDuration.Seconds()))
+	return l.writer.Update(ctx, lease)
+}
