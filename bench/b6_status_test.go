@@ -132,12 +132,13 @@ func TestB6StatusCost(t *testing.T) {
 	t.Logf("| status JSON (steady) | %d B | ≤ %d B |", size, b6StatusLimit)
 	t.Logf("| one peer's status entry | %d B | - |", peerSize)
 	t.Logf("| whole object JSON (incl. %d B managedFields) | %d B | - |", managed, objectSize)
-	t.Logf("| scenario | flaps | status writes in window | writes/s (count / window) | writes/s (first to last write) | min / mean gap | trailing writes | Events sent | max status JSON | process CPU |")
-	t.Logf("|---|---|---|---|---|---|---|---|---|---|")
+	t.Logf("| scenario | flaps | status writes in window | writes/s (count / window) | writes/s (first to last write) | min / mean gap | trailing writes | Event writes | Lease writes | max status JSON | process CPU |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, row := range rows {
-		t.Logf("| %s | %d | %d | %.3f (%.2fx goal) | %s | %s | %d | %d | %d B | %s |", row.name, row.flaps, row.writes,
-			row.rate(), row.rate()/b6RateGoal, row.spanRate(), row.gaps(), row.trailing, row.events, row.maxSize, row.cpu.Round(time.Millisecond))
+		t.Logf("| %s | %d | %d | %.3f (%.2fx goal) | %s | %s | %d | %d | %d | %d B | %s |", row.name, row.flaps, row.writes,
+			row.rate(), row.rate()/b6RateGoal, row.spanRate(), row.gaps(), row.trailing, row.events, row.leases, row.maxSize, row.cpu.Round(time.Millisecond))
 	}
+	t.Logf("(trailing, Event and Lease writes cover the window plus the %s settle time after it)", b6Settle)
 	t.Logf("status after the flapping: both peers Established again = %v", recovered)
 	for _, row := range rows {
 		if len(row.other) > 0 {
@@ -215,6 +216,7 @@ type b6Row struct {
 	times    []time.Time // status writes inside the window
 	trailing int         // kbgp writes in the settle time after the window
 	events   int         // Event creates and patches, window and settle time
+	leases   int         // liveness Lease renewals, window and settle time
 	other    []string    // any other write, window and settle time
 	maxSize  int         // largest status JSON seen by the 1 s poll
 	cpu      time.Duration
@@ -282,6 +284,8 @@ func b6Measure(t *testing.T, c client.Client, writes *apiserver.WriteCounter, al
 			}
 		case strings.HasSuffix(w.path, "/events") || strings.Contains(w.path, "/events/"):
 			row.events++
+		case strings.Contains(w.path, "/leases"):
+			row.leases++
 		default:
 			row.other = append(row.other, w.method+" "+w.path)
 		}

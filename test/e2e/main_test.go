@@ -21,6 +21,8 @@ var (
 	server *apiserver.Server
 	// kbgpBinary is `kbgp` built from this checkout.
 	kbgpBinary string
+	// kubectlBGPBinary is the kubectl plugin built from this checkout.
+	kubectlBGPBinary string
 )
 
 func TestMain(m *testing.M) {
@@ -36,6 +38,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	kbgpBinary = filepath.Join(dir, "kbgp")
+	kubectlBGPBinary = filepath.Join(dir, "kubectl-bgp")
 	s, err := apiserver.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -47,11 +50,13 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "e2e: stop api server:", err)
 		}
 	}()
-	build := exec.Command("go", "build", "-o", kbgpBinary, "./cmd/kbgp")
-	build.Dir = s.RepoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: build kbgp: %v\n%s", err, out)
-		return 1
+	for bin, pkg := range map[string]string{kbgpBinary: "./cmd/kbgp", kubectlBGPBinary: "./cmd/kubectl-bgp"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Dir = s.RepoRoot
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: build %s: %v\n%s", pkg, err, out)
+			return 1
+		}
 	}
 	return m.Run()
 }

@@ -361,6 +361,46 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		tp.waitAllEstablished(t)
 	})
 
+	t.Run("FRR shuts a session: status, PeerDown event and kubectl bgp peers follow FRR", func(t *testing.T) {
+		tp.waitAllEstablished(t)
+		netlab.WaitFor(t, sessionTimeout, time.Second, func() (bool, string) {
+			out := kubectlBGP(t, "peers", "--node", tp.nodeName)
+			states := pluginStates(t, out)
+			for _, p := range []string{"frr-v4", "frr-v6", "bird", "gobgpd", "frr-multihop"} {
+				if states[p] != "Established" {
+					return false, "kubectl bgp peers disagrees with the routers (all Established):\n" + out
+				}
+			}
+			return true, ""
+		})
+
+		// An administrative shutdown at FRR sends a Cease NOTIFICATION (6/2).
+		tp.frr.MustConfigure("router bgp 65010", "neighbor 198.51.100.1 shutdown")
+		n := tp.frr.WaitNeighborState(t, "198.51.100.1", "Idle", sessionTimeout)
+		netlab.WaitFor(t, sessionTimeout, time.Second, func() (bool, string) {
+			out := kubectlBGP(t, "peers", "--node", tp.nodeName)
+			st := pluginStates(t, out)
+			return st["frr-v4"] != "Established" && st["frr-v6"] == "Established",
+				"kubectl bgp peers while FRR (" + n.State + ") has the IPv4 session shut:\n" + out
+		})
+		// A peer that is down is not a configuration failure.
+		if st := nodeStatus(t, tp.nodeName); !isReady(st) {
+			t.Errorf("Ready is not True while a peer is down: %+v", st.Conditions)
+		}
+		netlab.WaitFor(t, sessionTimeout, time.Second, func() (bool, string) {
+			events := nodeEvents(t, tp.nodeName)
+			for _, e := range events {
+				if strings.HasPrefix(e, "PeerDown: peer frr-v4 ") && strings.Contains(e, "code 6(cease) subcode 2(administrative shutdown)") {
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("no PeerDown event with the NOTIFICATION for frr-v4: %q", events)
+		})
+
+		tp.frr.MustConfigure("router bgp 65010", "no neighbor 198.51.100.1 shutdown")
+		tp.waitAllEstablished(t)
+	})
+
 	t.Run("SIGTERM with graceful restart: no NOTIFICATION, FRR keeps the routes as stale", func(t *testing.T) {
 		n, err := tp.frr.Neighbor("198.51.100.1")
 		if err != nil {
