@@ -44,7 +44,7 @@ func newPeersCommand(k *kubeOptions) *cobra.Command {
 }
 
 func newStatusCommand(k *kubeOptions) *cobra.Command {
-	var node string
+	var node, agentNamespace string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Summarise every node: router IDs, Ready, Degraded, sessions up and failed resources",
@@ -62,10 +62,15 @@ func newStatusCommand(k *kubeOptions) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No BGPNodeConfigs found.")
 				return nil
 			}
-			return writeLines(cmd.OutOrStdout(), statusLines(ncs))
+			seen, err := agentLeases(cmd.Context(), r, agentNamespace)
+			if err != nil {
+				return err
+			}
+			return writeLines(cmd.OutOrStdout(), statusLines(ncs, seen, time.Now()))
 		},
 	}
 	cmd.Flags().StringVar(&node, "node", "", "show only this node")
+	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' liveness Leases")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent"
 )
 
 // nodeGVK is the kind of a Node, needed to read one as metadata only.
@@ -70,4 +72,22 @@ func fetchExplainInput(ctx context.Context, r client.Reader, node string) (expla
 		return in, fmt.Errorf("get BGPNodeConfig %s: %w", node, err)
 	}
 	return in, nil
+}
+
+// agentLeases returns, by node name, when each agent last renewed its liveness Lease.
+// Leases that are not agents' are ignored.
+func agentLeases(ctx context.Context, r client.Reader, namespace string) (map[string]*metav1.Time, error) {
+	list := &coordinationv1.LeaseList{}
+	if err := r.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("list agent Leases in %s: %w", namespace, err)
+	}
+	out := map[string]*metav1.Time{}
+	for _, l := range list.Items {
+		holder := l.Spec.HolderIdentity
+		if holder == nil || l.Name != agent.LeaseName(*holder) || l.Spec.RenewTime == nil {
+			continue
+		}
+		out[*holder] = &metav1.Time{Time: l.Spec.RenewTime.Time}
+	}
+	return out, nil
 }

@@ -5,25 +5,29 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/status"
 )
 
 // statusHeader is the header of `kubectl bgp status`.
-var statusHeader = []string{"NODE", "ROUTER-ID", "READY", "DEGRADED", "PEERS", "FAILED"}
+var statusHeader = []string{"NODE", "ROUTER-ID", "READY", "DEGRADED", "PEERS", "FAILED", "AGENT-SEEN"}
 
 // statusLines renders one aligned line per node, sorted by name, each followed by one
 // indented "Kind/Name: message" line per failed resource. The failed lines stay outside
-// the table so a long message does not widen every column.
-func statusLines(ncs []kbgpv1.BGPNodeConfig) []string {
+// the table so a long message does not widen every column. AGENT-SEEN is how long ago
+// the node's agent last renewed its Lease (seen, by node name): a steady status is
+// never rewritten, so only the Lease tells a live agent from a dead one.
+func statusLines(ncs []kbgpv1.BGPNodeConfig, seen map[string]*metav1.Time, now time.Time) []string {
 	sorted := slices.Clone(ncs)
 	slices.SortFunc(sorted, func(a, b kbgpv1.BGPNodeConfig) int { return strings.Compare(a.Name, b.Name) })
 	rows := make([][]string, len(sorted))
 	for i := range sorted {
-		rows[i] = statusCells(&sorted[i].Status, sorted[i].Name)
+		rows[i] = append(statusCells(&sorted[i].Status, sorted[i].Name), since(seen[sorted[i].Name], now))
 	}
 	table := formatTable(statusHeader, rows)
 	out := []string{table[0]}

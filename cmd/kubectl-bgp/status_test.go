@@ -42,14 +42,16 @@ func TestStatusLines(t *testing.T) {
 	})
 	neverReported := nodeConfigWithStatus("worker-2", kbgpv1.BGPNodeConfigStatus{})
 
-	got := statusLines([]kbgpv1.BGPNodeConfig{healthy, neverReported, degraded})
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	seen := map[string]*metav1.Time{"worker-0": {Time: now.Add(-7 * time.Second)}, "worker-1": {Time: now.Add(-3 * time.Minute)}}
+	got := statusLines([]kbgpv1.BGPNodeConfig{healthy, neverReported, degraded}, seen, now)
 	want := []string{
-		"NODE       ROUTER-ID                 READY   DEGRADED   PEERS   FAILED",
-		"worker-0   -                         False   True       0/1     2",
+		"NODE       ROUTER-ID                 READY   DEGRADED   PEERS   FAILED   AGENT-SEEN",
+		"worker-0   -                         False   True       0/1     2        7s",
 		"  BGPPeerConfig/rack9: not found",
 		`  Secret/bgp-auth: has no "password" key; peers using it are not started`,
-		"worker-1   10.255.0.42,10.255.0.43   True    False      2/3     0",
-		"worker-2   -                         -       -          0/0     0",
+		"worker-1   10.255.0.42,10.255.0.43   True    False      2/3     0        3m",
+		"worker-2   -                         -       -          0/0     0        -",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
@@ -62,7 +64,7 @@ func TestStatusFailedLinesSanitised(t *testing.T) {
 	nc := nodeConfigWithStatus("worker-1", kbgpv1.BGPNodeConfigStatus{FailedResources: []kbgpv1.FailedResource{
 		{Kind: "Secret\r", Name: "a\x00b", Message: "bad\nworker-9   10.0.0.9   True"},
 	}})
-	got := statusLines([]kbgpv1.BGPNodeConfig{nc})
+	got := statusLines([]kbgpv1.BGPNodeConfig{nc}, nil, time.Now())
 	if len(got) != 3 {
 		t.Fatalf("want header, node and one failed line, got %q", got)
 	}
