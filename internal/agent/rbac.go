@@ -5,10 +5,13 @@ package agent
 // never lists or watches the cluster's topology. BGPNodeConfigs are listed and watched
 // only with a field selector on its own name (RBAC cannot express that restriction; the
 // admission policy of the install issue limits its writes to its own BGPNodeConfig).
+// Services and EndpointSlices are read cluster-wide: any of them may be advertised.
 // Secrets are readable in its own namespace only, through a Role, and so is its
 // liveness Lease (get, create, update).
 //
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
+// +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs/status,verbs=get;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,6 +50,8 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&corev1.Secret{}, toNode).
+		Watches(&corev1.Service{}, toNode).
+		Watches(&discoveryv1.EndpointSlice{}, toNode).
 		Complete(metrics.Instrument(r))
 }
 
@@ -125,7 +128,28 @@ func (r *reconciler) fetch(ctx context.Context) (intent.Input, error) {
 		return in, fmt.Errorf("list BGPAdvertisements: %w", err)
 	}
 	in.Advertisements = ads.Items
-	return in, nil
+	return in, r.fetchServices(ctx, &in)
+}
+
+// fetchServices reads every Service and its EndpointSlices from the cache: which of
+// them an advertisement selects is intent.Build's business.
+func (r *reconciler) fetchServices(ctx context.Context, in *intent.Input) error {
+	svcs := &corev1.ServiceList{}
+	if err := r.client.List(ctx, svcs); err != nil {
+		return fmt.Errorf("list Services: %w", err)
+	}
+	in.Services = svcs.Items
+	epSlices := &discoveryv1.EndpointSliceList{}
+	if err := r.client.List(ctx, epSlices); err != nil {
+		return fmt.Errorf("list EndpointSlices: %w", err)
+	}
+	in.EndpointSlices = map[types.NamespacedName][]discoveryv1.EndpointSlice{}
+	for _, s := range epSlices.Items {
+		if svc, ok := intent.EndpointSliceService(&s); ok {
+			in.EndpointSlices[svc] = append(in.EndpointSlices[svc], s)
+		}
+	}
+	return nil
 }
 
 func (r *reconciler) fetchPeerConfig(ctx context.Context, name string, in *intent.Input) error {

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
@@ -19,6 +21,10 @@ type Input struct {
 	PeerConfigs    map[string]*kbgpv1.BGPPeerConfig
 	Secrets        map[string]*corev1.Secret
 	Advertisements []kbgpv1.BGPAdvertisement
+	// Services are every Service of the cluster; EndpointSlices are their slices, by
+	// Service (namespace/name), for externalTrafficPolicy Local.
+	Services       []corev1.Service
+	EndpointSlices map[types.NamespacedName][]discoveryv1.EndpointSlice
 	// RouterIDs are the decided router IDs by local ASN (see DecideRouterIDs); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
@@ -86,7 +92,7 @@ func (b instanceBuilder) build() {
 			continue
 		}
 		export := map[netip.Prefix]struct{}{}
-		for _, a := range podCIDRPaths(b.in.Advertisements, ads, b.in.Node, peer.ASN == uint32(b.inst.LocalASN)) {
+		for _, a := range advertisedPaths(b.in, ads, peer.ASN == uint32(b.inst.LocalASN)) {
 			export[a.Prefix] = struct{}{}
 			di.Paths[a.Prefix] = mergeAttributes(di.Paths[a.Prefix], a.Attributes)
 		}

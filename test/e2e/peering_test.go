@@ -401,6 +401,8 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		tp.waitAllEstablished(t)
 	})
 
+	t.Run("Service addresses: LB IP with community, eTP=Local follows endpoints, withdrawn on delete", tp.servicesScenario)
+
 	t.Run("SIGTERM with graceful restart: no NOTIFICATION, FRR keeps the routes as stale", func(t *testing.T) {
 		n, err := tp.frr.Neighbor("198.51.100.1")
 		if err != nil {

@@ -63,7 +63,7 @@ func TestPodCIDRPaths(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := podCIDRPaths(ads, tc.fams, node(), tc.ibgp)
+			got := advertisedPaths(Input{Advertisements: ads, Node: node()}, tc.fams, tc.ibgp)
 			if diff := cmp.Diff(tc.want, got, cmpOpts...); diff != "" {
 				t.Errorf("paths (-want +got):\n%s", diff)
 			}

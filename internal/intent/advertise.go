@@ -18,34 +18,42 @@ type familyAdvertisements struct {
 	selector *kbgpv1.LabelSelector
 }
 
-// podCIDRPaths returns the node's pod CIDRs that the peer's families select, each
-// once, with the union of the communities and the highest local preference of every
-// advertisement that selects it. Local preference is kept for iBGP peers only.
-func podCIDRPaths(all []kbgpv1.BGPAdvertisement, fams []familyAdvertisements, node *corev1.Node, ibgp bool) []bgp.Path {
-	if node == nil {
+// advertisedPaths returns the prefixes the peer's families select — the node's pod
+// CIDRs and the addresses of selected Services — each once, with the union of the
+// communities and the highest local preference of every advertisement that selects
+// it. Local preference is kept for iBGP peers only.
+func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
+	if in.Node == nil {
 		return nil
 	}
 	byPrefix := map[netip.Prefix]bgp.PathAttributes{}
 	var order []netip.Prefix
+	add := func(p netip.Prefix, attrs bgp.PathAttributes) {
+		if _, seen := byPrefix[p]; !seen {
+			order = append(order, p)
+		}
+		byPrefix[p] = mergeAttributes(byPrefix[p], attrs)
+	}
 	for _, fa := range fams {
 		sel, ok := selector(fa.selector)
 		if !ok {
 			continue
 		}
-		for _, adv := range all {
+		for _, adv := range in.Advertisements {
 			if !sel.Matches(labels.Set(adv.Labels)) {
 				continue
 			}
 			for _, a := range adv.Spec.Advertisements {
-				if a.AdvertisementType != kbgpv1.AdvertisementPodCIDR {
-					continue
-				}
 				attrs := attributes(a.Attributes, ibgp)
-				for _, p := range podCIDRs(node, fa.family) {
-					if _, seen := byPrefix[p]; !seen {
-						order = append(order, p)
-					}
-					byPrefix[p] = mergeAttributes(byPrefix[p], attrs)
+				var prefixes []netip.Prefix
+				switch a.AdvertisementType {
+				case kbgpv1.AdvertisementPodCIDR:
+					prefixes = podCIDRs(in.Node, fa.family)
+				case kbgpv1.AdvertisementService:
+					prefixes = serviceHostRoutes(in, a, fa.family)
+				}
+				for _, p := range prefixes {
+					add(p, attrs)
 				}
 			}
 		}
