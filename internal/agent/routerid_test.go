@@ -69,15 +69,9 @@ func instanceStatus(t *testing.T, node string) kbgpv1.BGPNodeInstanceStatus {
 // events returns "Reason: message" of every event on the node's BGPNodeConfig.
 func events(t *testing.T, node string) []string {
 	t.Helper()
-	list := &corev1.EventList{}
-	if err := server.Client.List(context.Background(), list, client.InNamespace("default")); err != nil {
+	out, err := server.Events(context.Background(), "BGPNodeConfig", node)
+	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range list.Items {
-		if e.InvolvedObject.Kind == "BGPNodeConfig" && e.InvolvedObject.Name == node {
-			out = append(out, e.Reason+": "+e.Message)
-		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package bgp
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"time"
@@ -20,6 +21,14 @@ func (k InstanceKey) String() string {
 		return fmt.Sprint(k.LocalASN)
 	}
 	return fmt.Sprintf("%d/%s", k.LocalASN, k.VRF)
+}
+
+// Compare orders keys by ASN, then VRF, for output that does not depend on map order.
+func (k InstanceKey) Compare(o InstanceKey) int {
+	if c := cmp.Compare(k.LocalASN, o.LocalASN); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.VRF, o.VRF)
 }
 
 // Global is what a speaker is started with. A change to any of these fields needs a new

@@ -145,16 +145,5 @@ func sameGlobal(a, b bgp.Global) bool {
 }
 
 func sortedKeys[V any](m map[bgp.InstanceKey]V) []bgp.InstanceKey {
-	return slices.SortedFunc(maps.Keys(m), func(a, b bgp.InstanceKey) int {
-		if a.LocalASN != b.LocalASN {
-			return int(int64(a.LocalASN) - int64(b.LocalASN))
-		}
-		switch {
-		case a.VRF < b.VRF:
-			return -1
-		case a.VRF > b.VRF:
-			return 1
-		}
-		return 0
-	})
+	return slices.SortedFunc(maps.Keys(m), bgp.InstanceKey.Compare)
 }

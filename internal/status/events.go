@@ -30,7 +30,7 @@ type Event struct {
 // aggregates further. A removed peer gets no event: its configuration went away.
 func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event {
 	var out []Event
-	for _, key := range slices.SortedFunc(maps.Keys(cur), compareKeys) {
+	for _, key := range slices.SortedFunc(maps.Keys(cur), bgp.InstanceKey.Compare) {
 		for _, name := range slices.Sorted(maps.Keys(cur[key].Peers)) {
 			now := cur[key].Peers[name]
 			was, known := prev[key].Peers[name]
@@ -62,17 +62,4 @@ func describePeer(key bgp.InstanceKey, name string, p manager.PeerSnapshot) stri
 		s += " in VRF " + routerid.Sanitize(key.VRF)
 	}
 	return s
-}
-
-func compareKeys(a, b bgp.InstanceKey) int {
-	if a.LocalASN != b.LocalASN {
-		return int(int64(a.LocalASN) - int64(b.LocalASN))
-	}
-	switch {
-	case a.VRF < b.VRF:
-		return -1
-	case a.VRF > b.VRF:
-		return 1
-	}
-	return 0
 }

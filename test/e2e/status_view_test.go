@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
@@ -50,15 +48,9 @@ func pluginStates(t *testing.T, out string) map[string]string {
 // nodeEvents returns "Reason: message" for the events on the node's BGPNodeConfig.
 func nodeEvents(t *testing.T, node string) []string {
 	t.Helper()
-	list := &corev1.EventList{}
-	if err := server.Client.List(context.Background(), list, client.InNamespace("default")); err != nil {
+	out, err := server.Events(context.Background(), "BGPNodeConfig", node)
+	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range list.Items {
-		if e.InvolvedObject.Kind == "BGPNodeConfig" && e.InvolvedObject.Name == node {
-			out = append(out, e.Reason+": "+e.Message)
-		}
 	}
 	return out
 }
