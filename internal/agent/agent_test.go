@@ -232,19 +232,24 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if err := server.Client.Get(ctx, types.NamespacedName{Name: node}, nc); err != nil {
 		t.Fatal(err)
 	}
-	nc.Spec.BGPInstances[0].Peers = append(nc.Spec.BGPInstances[0].Peers, peer("tor-c", addrC, 65030, "pc-c"))
+	nc.Spec.BGPInstances[0].Peers = append(nc.Spec.BGPInstances[0].Peers, peer("tor-c", addrC, 65030, "pc-c"),
+		peer("tor-d", netip.MustParseAddr("10.10.0.4"), 65040, "pc-missing"))
 	if err := server.Client.Update(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "missing Secret reported", func() bool {
+	eventually(t, 30*time.Second, "missing Secret and peer config reported", func() bool {
 		st = getStatus(t, node)
+		found := 0
 		for _, f := range st.FailedResources {
-			if f.Kind == "Secret" && f.Name == "missing-secret" {
-				return st.ObservedGeneration == nc.Generation && meta.IsStatusConditionTrue(st.Conditions, "Degraded")
+			if (f.Kind == "Secret" && f.Name == "missing-secret") || (f.Kind == "BGPPeerConfig" && f.Name == "pc-missing" && f.Message == "not found") {
+				found++
 			}
 		}
-		return false
+		return found == 2 && st.ObservedGeneration == nc.Generation && meta.IsStatusConditionTrue(st.Conditions, "Degraded")
 	})
+	if peerState(st, "tor-d") != kbgpv1.PeeringStateIdle {
+		t.Fatalf("peer with a missing peer config is %q, want Idle (not started)", peerState(st, "tor-d"))
+	}
 	if peerState(st, "tor-c") != kbgpv1.PeeringStateIdle {
 		t.Fatalf("peer with a missing Secret is %q, want Idle (not started)", peerState(st, "tor-c"))
 	}
