@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,35 @@ func TestB6StatusCost(t *testing.T) {
 	final := b6Status(t, c).Status
 	recovered := b6Up(final, "tor-a", 2) && b6Up(final, "tor-b", 2)
 
+	// Route count: Services whose external IPs a second advertisement (same label, so
+	// both families of the peer config select it) announces as /32 host routes.
+	routes := b6Routes()
+	svcStart := time.Now()
+	services := b6CreateServices(t, c, routes)
+	svcCreate := time.Since(svcStart)
+	time.Sleep(b6Settle)
+	w0, cpu0, advStart := writes.Count(), cpuTime(), time.Now()
+	mustCreate(t, c, &kbgpv1.BGPAdvertisement{
+		ObjectMeta: metav1.ObjectMeta{Name: "b6-services", Labels: map[string]string{"kbgp.io/bench": "b6"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementService,
+			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}},
+		}}},
+	})
+	total := int64(routes + 2)
+	b6Wait(t, 10*time.Minute, "every route counted in status", func() bool {
+		st := b6Status(t, c).Status
+		return b6Up(st, "tor-a", total) && b6Up(st, "tor-b", total)
+	})
+	converge, convergeCPU := time.Since(advStart), cpuTime()-cpu0
+	time.Sleep(b6Settle)
+	addWrites := writes.Count() - w0
+	big := b6Status(t, c)
+	bigSize := b6JSONLen(t, big.Status)
+	bigObject := b6JSONLen(t, big)
+	sent := len(r.Advertised(b6PeerA))
+	rows = append(rows, b6Measure(t, c, writes, all, fmt.Sprintf("steady with %d routes per peer", total), window, func(context.Context) int { return 0 }))
+
 	t.Logf("B6 status cost (1 instance, 2 peers, 2 routes advertised per peer, status interval default 5 s, window %s)", window)
 	t.Logf("first status with both peers Established: %s after agent start; %d kbgp writes during start-up", firstStatus.Round(time.Millisecond), startupWrites)
 	t.Logf("| measure | value | goal |")
@@ -140,6 +170,11 @@ func TestB6StatusCost(t *testing.T) {
 	}
 	t.Logf("(trailing, Event and Lease writes cover the window plus the %s settle time after it)", b6Settle)
 	t.Logf("status after the flapping: both peers Established again = %v", recovered)
+	t.Logf("| route count | %d Services created in | advertise all: status shows every route after | writes (incl. settle) | process CPU | status JSON | whole object JSON | paths the fake speaker sends tor-a |", services)
+	t.Logf("|---|---|---|---|---|---|---|---|")
+	t.Logf("| 2 (pod CIDRs) | - | - | - | - | %d B | %d B | 2 |", size, objectSize)
+	t.Logf("| %d | %s | %s | %d | %s | %d B | %d B | %d |", total, svcCreate.Round(time.Millisecond), converge.Round(time.Millisecond),
+		addWrites, convergeCPU.Round(time.Millisecond), bigSize, bigObject, sent)
 	for _, row := range rows {
 		if len(row.other) > 0 {
 			t.Logf("other writes during %q: %v", row.name, row.other)
@@ -154,8 +189,13 @@ func TestB6StatusCost(t *testing.T) {
 			t.Errorf("%s: status reached %d bytes, want ≤ %d", row.name, row.maxSize, b6StatusLimit)
 		}
 	}
-	if rows[0].writes != 0 || rows[0].trailing != 0 {
-		t.Errorf("steady: %d status writes (+%d after the window), want 0: %v", rows[0].writes, rows[0].trailing, writes.Writes()[startupWrites:])
+	if bigSize > b6StatusLimit {
+		t.Errorf("status with %d routes is %d bytes, want ≤ %d", total, bigSize, b6StatusLimit)
+	}
+	for _, i := range []int{0, len(rows) - 1} {
+		if rows[i].writes != 0 || rows[i].trailing != 0 {
+			t.Errorf("%s: %d status writes (+%d after the window), want 0", rows[i].name, rows[i].writes, rows[i].trailing)
+		}
 	}
 	if !recovered {
 		t.Errorf("after the flapping the status does not show both peers Established: %+v", final)
@@ -168,6 +208,40 @@ func b6Window() time.Duration {
 		return d
 	}
 	return 60 * time.Second
+}
+
+// b6Routes is 100k, or $KBGP_B6_ROUTES (rounded down to whole Services).
+func b6Routes() int {
+	if n, err := strconv.Atoi(os.Getenv("KBGP_B6_ROUTES")); err == nil && n > 0 {
+		return n / b6IPsPerService * b6IPsPerService
+	}
+	return 100_000
+}
+
+// b6IPsPerService external IPs per Service keep the Service count (and the ClusterIPs
+// it allocates from envtest's /24 service range) small.
+const b6IPsPerService = 1000
+
+// b6CreateServices creates routes/1000 Services with 1000 external IPs each, from
+// 198.18.0.0/15 (benchmarking addresses), and returns how many it created.
+func b6CreateServices(t *testing.T, c client.Client, routes int) int {
+	next := netip.MustParseAddr("198.18.0.0")
+	n := routes / b6IPsPerService
+	for i := range n {
+		ips := make([]string, 0, b6IPsPerService)
+		for range b6IPsPerService {
+			next = next.Next()
+			ips = append(ips, next.String())
+		}
+		mustCreate(t, c, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b6-svc-%03d", i), Namespace: "default"},
+			Spec: corev1.ServiceSpec{
+				Ports:       []corev1.ServicePort{{Port: 80}},
+				ExternalIPs: ips,
+			},
+		})
+	}
+	return n
 }
 
 // b6CreateObjects creates the node with one IPv4 and one IPv6 pod CIDR, a PodCIDR
