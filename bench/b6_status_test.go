@@ -50,8 +50,9 @@ var (
 )
 
 // TestB6StatusCost measures scenario B6: the size of one node's BGPNodeConfig status and
-// the agent's status writes, steady and while sessions flap. The agent runs in-process
-// on the fake speaker against the real API server with its default status interval.
+// the agent's status writes, steady, while sessions flap, and again with 100k routes
+// advertised (Service external IPs). The agent runs in-process on the fake speaker
+// against the real API server with its default status interval.
 func TestB6StatusCost(t *testing.T) {
 	log.SetLogger(logr.Discard())
 	window := b6Window()
