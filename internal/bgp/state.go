@@ -32,6 +32,9 @@ type PeerStatus struct {
 	// LastDownReason says why the session last went down ("" when it never did), e.g. a
 	// NOTIFICATION's code and subcode or "hold timer expired".
 	LastDownReason string
+	// Drops counts how often the session left Established since the peer was added, so
+	// that a flap between two looks at the state is not lost.
+	Drops uint64
 	// Received counts the prefixes received from the peer (none are ever imported).
 	Received uint64
 	// ReceivedByFamily splits Received by address family.

@@ -25,7 +25,8 @@ type Event struct {
 
 // PeerEvents compares two snapshots of the speakers and returns the sessions that came
 // up or went down in between. A session that went down and came back between the two
-// (a new establishedTime) is both. Snapshots are taken at most once per status
+// (a new establishedTime or drop count) is both; one that came up and went down again
+// between them (its drop count grew) is a PeerDown. Snapshots are taken at most once per status
 // interval, so a flapping peer costs a few events, which the event recorder then
 // aggregates further. A removed peer gets no event: its configuration went away.
 func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event {
@@ -36,8 +37,11 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event 
 			was, known := prev[key].Peers[name]
 			up := now.Status.State == bgp.StateEstablished
 			wasUp := known && was.Status.State == bgp.StateEstablished
-			reconnected := up && wasUp && !now.Status.EstablishedSince.Equal(was.Status.EstablishedSince)
-			if (wasUp && !up) || reconnected {
+			// Dropped since the last snapshot, whatever the states at the two ends: a
+			// session down at both but up in between, or up at both but new.
+			dropped := known && now.Status.Drops > was.Status.Drops
+			reconnected := up && wasUp && (dropped || !now.Status.EstablishedSince.Equal(was.Status.EstablishedSince))
+			if (wasUp && !up) || reconnected || (!wasUp && !up && dropped) {
 				out = append(out, Event{corev1.EventTypeWarning, EventPeerDown, peerDownMessage(key, name, now)})
 			}
 			if (up && !wasUp) || reconnected {

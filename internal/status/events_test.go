@@ -39,6 +39,11 @@ func TestPeerEvents(t *testing.T) {
 				{"Normal", "PeerEstablished", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 in VRF red Established"},
 			}},
 		{"removed: nothing", snap(key, bgp.StateEstablished, t0, ""), nil, nil},
+		{"up and down again between snapshots: the drop count tells", snap(key, bgp.StateActive, time.Time{}, ""),
+			withDrops(snap(key, bgp.StateActive, time.Time{}, "hold-timer-expired"), 1),
+			[]Event{{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 left Established: hold-timer-expired"}}},
+		{"still down, no new drop: nothing", withDrops(snap(key, bgp.StateActive, time.Time{}, "x"), 1),
+			withDrops(snap(key, bgp.StateActive, time.Time{}, "x"), 1), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, PeerEvents(tc.prev, tc.cur)); diff != "" {
@@ -46,4 +51,15 @@ func TestPeerEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withDrops(s map[bgp.InstanceKey]manager.InstanceSnapshot, n uint64) map[bgp.InstanceKey]manager.InstanceSnapshot {
+	for k, inst := range s {
+		for name, p := range inst.Peers {
+			p.Status.Drops = n
+			inst.Peers[name] = p
+		}
+		s[k] = inst
+	}
+	return s
 }

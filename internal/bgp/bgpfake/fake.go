@@ -74,6 +74,7 @@ type peer struct {
 	state  bgp.SessionState
 	since  time.Time
 	down   string
+	drops  uint64
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.
@@ -162,7 +163,7 @@ func (r *Router) Peers(context.Context) ([]bgp.PeerStatus, error) {
 	defer r.mu.Unlock()
 	out := make([]bgp.PeerStatus, 0, len(r.peers))
 	for addr, p := range r.peers {
-		st := bgp.PeerStatus{Address: addr, State: p.state, LastDownReason: p.down}
+		st := bgp.PeerStatus{Address: addr, State: p.state, LastDownReason: p.down, Drops: p.drops}
 		if p.state == bgp.StateEstablished {
 			st.EstablishedSince, st.HoldTime, st.Keepalive = p.since, p.config.Timers.HoldTime, p.config.Timers.Keepalive
 		}
@@ -179,6 +180,7 @@ func (r *Router) SetState(addr netip.Addr, state bgp.SessionState, downReason st
 	if ok {
 		if p.state == bgp.StateEstablished && state != bgp.StateEstablished {
 			p.down = downReason
+			p.drops++
 		}
 		if state == bgp.StateEstablished && p.state != bgp.StateEstablished {
 			p.since = time.Now()

@@ -18,6 +18,7 @@ import (
 type session struct {
 	establishedSince time.Time
 	lastDownReason   string
+	drops            uint64
 }
 
 // watch follows peer state changes. The callback only records the change and calls
@@ -56,6 +57,7 @@ func (r *router) recordState(st apiutil.PeerState, at time.Time) {
 	}
 	if !s.establishedSince.IsZero() {
 		s.lastDownReason = downReason(st)
+		s.drops++
 	}
 	s.establishedSince = time.Time{}
 }
@@ -106,6 +108,7 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	r.mu.Lock()
 	if s, ok := r.sessions[addr]; ok {
 		st.LastDownReason = s.lastDownReason
+		st.Drops = s.drops
 		if st.EstablishedSince.IsZero() && st.State == bgp.StateEstablished {
 			st.EstablishedSince = s.establishedSince
 		}
