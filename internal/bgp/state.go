@@ -35,8 +35,16 @@ type PeerStatus struct {
 	// Drops counts how often the session left Established since the peer was added, so
 	// that a flap between two looks at the state is not lost.
 	Drops uint64
-	// Received counts the prefixes received from the peer (none are ever imported).
-	Received uint64
-	// ReceivedByFamily splits Received by address family.
+	// ReceivedByFamily counts the prefixes received from the peer per address family
+	// (none are ever imported).
 	ReceivedByFamily map[Family]uint64
+}
+
+// Received is the number of prefixes received over all families.
+func (s PeerStatus) Received() uint64 {
+	var n uint64
+	for _, c := range s.ReceivedByFamily {
+		n += c
+	}
+	return n
 }

@@ -13,11 +13,18 @@ import (
 type PeerSnapshot struct {
 	Peer   bgp.Peer
 	Status bgp.PeerStatus
-	// Advertised is the number of prefixes the peer is sent, counted from the applied
-	// export set rather than by walking the router's RIB.
-	Advertised int
-	// AdvertisedByFamily splits Advertised by address family.
+	// AdvertisedByFamily is the number of prefixes the peer is sent per address family,
+	// counted from the applied export set rather than by walking the router's RIB.
 	AdvertisedByFamily map[bgp.Family]int
+}
+
+// Advertised is the number of prefixes the peer is sent over all families.
+func (p PeerSnapshot) Advertised() int {
+	n := 0
+	for _, c := range p.AdvertisedByFamily {
+		n += c
+	}
+	return n
 }
 
 // InstanceSnapshot is one running speaker with its peers by name.
@@ -48,8 +55,7 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			byFamily := countExported(ap.export, inst.paths)
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, Advertised: byFamily[bgp.FamilyIPv4Unicast] + byFamily[bgp.FamilyIPv6Unicast], AdvertisedByFamily: byFamily}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export, inst.paths)}
 		}
 		out[key] = snap
 	}

@@ -125,8 +125,8 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 		return out
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
-	out.RoutesReceived = int64(snap.Status.Received)
-	out.RoutesAdvertised = int64(snap.Advertised)
+	out.RoutesReceived = int64(snap.Status.Received())
+	out.RoutesAdvertised = int64(snap.Advertised())
 	if snap.Status.State == bgp.StateEstablished {
 		if !snap.Status.EstablishedSince.IsZero() {
 			t := metav1.NewTime(snap.Status.EstablishedSince.UTC())

@@ -51,10 +51,11 @@ func established(names ...string) map[bgp.InstanceKey]manager.InstanceSnapshot {
 		snap.Peers[n] = manager.PeerSnapshot{
 			Peer: bgp.Peer{Address: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", i+1))},
 			Status: bgp.PeerStatus{State: bgp.StateEstablished, EstablishedSince: t0.Add(time.Minute),
-				HoldTime: 90 * time.Second, Keepalive: 30 * time.Second, Received: 3},
+				HoldTime: 90 * time.Second, Keepalive: 30 * time.Second,
+				ReceivedByFamily: map[bgp.Family]uint64{bgp.FamilyIPv4Unicast: 2, bgp.FamilyIPv6Unicast: 1}},
 			// The counts are what the status carries, never the routes: a million
 			// routes make the same status as twelve.
-			Advertised: 1_000_000,
+			AdvertisedByFamily: map[bgp.Family]int{bgp.FamilyIPv4Unicast: 600_000, bgp.FamilyIPv6Unicast: 400_000},
 		}
 	}
 	return map[bgp.InstanceKey]manager.InstanceSnapshot{key: snap}

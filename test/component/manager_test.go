@@ -134,7 +134,7 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := snap[key].Peers["b"]; s.Status.State != bgp.StateEstablished || s.Advertised != 1 || s.Status.HoldTime != 9*time.Second {
+	if s := snap[key].Peers["b"]; s.Status.State != bgp.StateEstablished || s.Advertised() != 1 || s.Status.HoldTime != 9*time.Second {
 		t.Errorf("snapshot of peer b = %+v, want Established, 1 advertised, hold 9s", s)
 	}
 	if a.Drops(local)+b.Drops(local) != 0 {

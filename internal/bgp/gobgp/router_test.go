@@ -47,7 +47,7 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 			t.Fatalf("peers = %v, %v", sts, err)
 		}
 		st = sts[0]
-		return st.Received == 1
+		return st.Received() == 1
 	})
 	if st.ReceivedByFamily[bgp.FamilyIPv4Unicast] != 1 || st.ReceivedByFamily[bgp.FamilyIPv6Unicast] != 0 {
 		t.Fatalf("received by family = %v, want one IPv4 prefix", st.ReceivedByFamily)

@@ -96,9 +96,7 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 		}
 	}
 	for _, afi := range p.GetAfiSafis() {
-		n := afi.GetState().GetReceived()
-		st.Received += n
-		if n > 0 {
+		if n := afi.GetState().GetReceived(); n > 0 {
 			if st.ReceivedByFamily == nil {
 				st.ReceivedByFamily = map[bgp.Family]uint64{}
 			}
