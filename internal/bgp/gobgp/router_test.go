@@ -3,6 +3,7 @@ package gobgp
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +64,42 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 	}
 	if len(rib) != 1 || rib[0] != own.String() {
 		t.Fatalf("local RIB = %v, want only the own path %s: received routes must not be imported", rib, own)
+	}
+}
+
+// TestSessionDropsAreCounted: when the router resets the session, the adapter counts the
+// drop and keeps the NOTIFICATION as the last down reason, which PeerDown events report.
+func TestSessionDropsAreCounted(t *testing.T) {
+	local, remote := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.9")
+	peer := gobgptest.Start(t, remote, 65010)
+	peer.AddNeighbor(t, local, 65001)
+	ctx := context.Background()
+	r, err := Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Stop(ctx, false) })
+	p := bgp.Peer{Name: "r", Address: remote, ASN: 65010, Port: peer.Port, LocalAddress: local,
+		Timers: bgp.Timers{ConnectRetry: time.Second}, Families: []bgp.Family{bgp.FamilyIPv4Unicast}}
+	if err := r.AddPeer(ctx, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	peer.WaitEstablished(t, local, 20*time.Second)
+	status := func() bgp.PeerStatus {
+		sts, err := r.Peers(ctx)
+		if err != nil || len(sts) != 1 {
+			t.Fatalf("peers = %v, %v", sts, err)
+		}
+		return sts[0]
+	}
+	gobgptest.Eventually(t, 20*time.Second, "Established at the adapter", func() bool { return status().State == bgp.StateEstablished })
+	if d := status().Drops; d != 0 {
+		t.Fatalf("drops before any reset = %d", d)
+	}
+	peer.Reset(t, local)
+	var st bgp.PeerStatus
+	gobgptest.Eventually(t, 20*time.Second, "the drop counted", func() bool { st = status(); return st.Drops == 1 })
+	if !strings.Contains(st.LastDownReason, "cease") {
+		t.Fatalf("last down reason %q, want the Cease NOTIFICATION", st.LastDownReason)
 	}
 }

@@ -114,6 +114,15 @@ func WithGracefulRestart(restart time.Duration) NeighborOption {
 	}
 }
 
+// Reset ends the session with addr with a Cease NOTIFICATION (administrative reset);
+// the neighbor stays configured and reconnects.
+func (p *Peer) Reset(t *testing.T, addr netip.Addr) {
+	t.Helper()
+	if err := p.srv.ResetPeer(context.Background(), &api.ResetPeerRequest{Address: addr.String()}); err != nil {
+		t.Fatalf("reset %s: %v", addr, err)
+	}
+}
+
 // State returns the session state of a neighbor as GoBGP names it.
 func (p *Peer) State(t *testing.T, addr netip.Addr) api.PeerState_SessionState {
 	t.Helper()
