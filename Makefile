@@ -45,8 +45,8 @@ bench: ## Slow benchmarks against the anchors of performance.md (not in CI).
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -tags bench -count=1 -v -timeout 60m ./bench/
 
 .PHONY: lab
-lab: build ## Run the whole system on this machine (kbgp lab).
-	$(BIN)/kbgp lab
+lab: build ## Run the whole system on this machine (kbgp lab); Ctrl-C stops it.
+	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh --lab)" $(BIN)/kbgp lab
 
 .PHONY: help
 help:

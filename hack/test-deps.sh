@@ -8,6 +8,7 @@
 #
 # Usage: hack/test-deps.sh            # everything, last line of stdout = assets dir
 #        hack/test-deps.sh --no-apt   # only the envtest assets
+#        hack/test-deps.sh --lab      # what `kbgp lab` needs: etcd-server and the assets
 set -euo pipefail
 
 K8S_VERSION="${KBGP_K8S_VERSION:-v1.34.4}"
@@ -121,9 +122,14 @@ link_etcd() {
 }
 
 main() {
-	if [ "${1:-}" != "--no-apt" ]; then
+	case "${1:-}" in
+	--no-apt) ;;
+	--lab)
+		APT_PACKAGES=(etcd-server)
 		install_packages
-	fi
+		;;
+	*) install_packages ;;
+	esac
 	build_k8s_binaries
 	link_etcd
 	echo "$ASSETS_DIR"

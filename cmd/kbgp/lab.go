@@ -1,16 +1,36 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"kbgp.io/kbgp/internal/lab"
+)
 
 func newLabCommand() *cobra.Command {
-	return &cobra.Command{
+	o := lab.Options{Out: os.Stdout}
+	cmd := &cobra.Command{
 		Use:   "lab",
 		Short: "Run the whole system on this machine: API server, operator, agents and an upstream router",
 		Long: `The lab starts a real kube-apiserver and etcd, installs the CRDs, creates sample
 Nodes, configs and LoadBalancer Services, runs the operator and one agent per node
 on loopback addresses and an upstream BGP router, then prints the node status and
-the routes the router received.`,
+the routes the router received. It needs no root: the sessions run on 127.0.1.N.
+
+The API server binaries come from hack/test-deps.sh ($KUBEBUILDER_ASSETS, or the
+cache it fills); 'make lab' builds them when missing.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return errNotYetAvailable("kbgp lab") },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SilenceUsage = true
+			return lab.Run(ctrl.SetupSignalHandler(), o)
+		},
 	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Once, "once", false, "print the status and exit: 0 only if every session is Established and every expected route arrived")
+	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for every session and route")
+	f.StringVar(&o.Dir, "dir", "", "directory for the kubeconfig and the components' log (default: a temporary directory, removed at exit)")
+	return cmd
 }

@@ -31,9 +31,3 @@ for it and reports what it is doing in that object's status.`,
 	root.AddCommand(newOperatorCommand(), newAgentCommand(), newLabCommand(), newVersionCommand())
 	return root
 }
-
-// errNotYetAvailable is returned by subcommands whose implementation has not landed:
-// they exit non-zero instead of pretending to run.
-func errNotYetAvailable(what string) error {
-	return fmt.Errorf("%s is not yet available in this build", what)
-}

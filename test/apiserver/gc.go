@@ -21,7 +21,7 @@ func (s *Server) StartGarbageCollector(logDir string) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(filepath.Join(s.assets, "kube-controller-manager"),
+	cmd := exec.Command(filepath.Join(s.Assets, "kube-controller-manager"),
 		"--kubeconfig="+path,
 		"--controllers=garbagecollector",
 		"--leader-elect=false",
