@@ -30,6 +30,7 @@ cache it fills); 'make lab' builds them when missing.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Once, "once", false, "print the status and exit: 0 only if every session is Established and every expected route arrived")
+	f.StringVar(&o.Router, "router", "gobgp", "upstream router: gobgp (embedded) or frr (FRR's bgpd, when installed; needs root)")
 	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for every session and route")
 	f.StringVar(&o.Dir, "dir", "", "directory for the kubeconfig and the components' log (default: a temporary directory, removed at exit)")
 	return cmd

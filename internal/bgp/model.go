@@ -134,3 +134,13 @@ type PathAttributes struct {
 type LargeCommunity struct {
 	GlobalAdmin, LocalData1, LocalData2 uint32
 }
+
+// ReceivedRoute is a route a router received from one neighbor, as the lab's upstream
+// routers report it.
+type ReceivedRoute struct {
+	Neighbor   netip.Addr
+	Prefix     netip.Prefix
+	NextHop    netip.Addr
+	ASPath     []uint32
+	Attributes PathAttributes
+}

@@ -8,7 +8,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
 )
 
 // routeKey names a route by the neighbor that sent it and its prefix.
@@ -20,7 +19,7 @@ type routeKey struct {
 // compareRoutes lists every way the received routes differ from the expected ones:
 // a route missing, a route nobody expected, or expected communities that differ. An
 // empty result means the upstream router has exactly the lab's answer key.
-func compareRoutes(want []expectedRoute, got []gobgp.ReceivedRoute) []string {
+func compareRoutes(want []expectedRoute, got []bgp.ReceivedRoute) []string {
 	received := map[routeKey]string{}
 	for _, r := range got {
 		received[routeKey{r.Neighbor, r.Prefix}] = strings.Join(communities(r.Attributes), " ")
@@ -95,4 +94,17 @@ func checkSessions(sessions map[netip.Addr]bgp.SessionState) []string {
 		}
 	}
 	return problems
+}
+
+// sortRoutes orders routes by neighbor, then prefix, as the report prints them.
+func sortRoutes(routes []bgp.ReceivedRoute) {
+	slices.SortStableFunc(routes, func(a, b bgp.ReceivedRoute) int {
+		if c := a.Neighbor.Compare(b.Neighbor); c != 0 {
+			return c
+		}
+		if c := a.Prefix.Addr().Compare(b.Prefix.Addr()); c != 0 {
+			return c
+		}
+		return a.Prefix.Bits() - b.Prefix.Bits()
+	})
 }

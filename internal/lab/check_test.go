@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
 )
 
 func TestCompareRoutes(t *testing.T) {
@@ -22,15 +21,15 @@ func TestCompareRoutes(t *testing.T) {
 	podAttrs := bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}}
 	tests := []struct {
 		name string
-		got  []gobgp.ReceivedRoute
+		got  []bgp.ReceivedRoute
 		want []string
 	}{
-		{"exact", []gobgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}, {Neighbor: a, Prefix: pods, Attributes: podAttrs}}, nil},
-		{"missing", []gobgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}},
+		{"exact", []bgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}, {Neighbor: a, Prefix: pods, Attributes: podAttrs}}, nil},
+		{"missing", []bgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}},
 			[]string{"missing 10.244.1.0/24 from 127.0.1.1"}},
-		{"from the wrong node", []gobgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}, {Neighbor: b, Prefix: pods, Attributes: podAttrs}},
+		{"from the wrong node", []bgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: webAttrs}, {Neighbor: b, Prefix: pods, Attributes: podAttrs}},
 			[]string{"missing 10.244.1.0/24 from 127.0.1.1", "unexpected 10.244.1.0/24 from 127.0.1.2"}},
-		{"wrong communities", []gobgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: podAttrs}, {Neighbor: a, Prefix: pods, Attributes: podAttrs}},
+		{"wrong communities", []bgp.ReceivedRoute{{Neighbor: a, Prefix: web, Attributes: podAttrs}, {Neighbor: a, Prefix: pods, Attributes: podAttrs}},
 			[]string{"100.64.0.10/32 from 127.0.1.1 has communities [65001:100], want [65001:200 65001:1:2]"}},
 	}
 	for _, tt := range tests {

@@ -26,6 +26,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/agent"
+	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/controlplane"
 	"kbgp.io/kbgp/internal/operator"
@@ -41,8 +42,18 @@ type Options struct {
 	Timeout time.Duration
 	// Dir holds the kubeconfig and the components' log; "" makes a temporary one.
 	Dir string
+	// Router is the upstream router: "gobgp" (embedded, the default) or "frr" (FRR's
+	// bgpd, when installed; needs root).
+	Router string
 	// Out receives the report.
 	Out io.Writer
+}
+
+// upstreamRouter is the router the lab's agents peer with.
+type upstreamRouter interface {
+	Sessions(ctx context.Context) (map[netip.Addr]bgp.SessionState, error)
+	Received(ctx context.Context) ([]bgp.ReceivedRoute, error)
+	Stop()
 }
 
 // statusInterval lets the lab's agents report within a second, so the table is
@@ -83,7 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	upstream, err := startUpstream(ctx, port, logger)
+	upstream, err := startUpstream(ctx, o.Router, port, logger)
 	if err != nil {
 		return err
 	}
@@ -113,8 +124,8 @@ func Run(ctx context.Context, o Options) error {
 		components.Wait()
 	}()
 
-	upstreamName := fmt.Sprintf("AS%d at %s", upstreamASN, netip.AddrPortFrom(upstreamAddr, port))
-	fmt.Fprintf(o.Out, "kbgp lab: %d nodes, operator, agents and an upstream GoBGP router (%s) running; waiting for sessions and routes\n",
+	upstreamName := fmt.Sprintf("%s, AS%d at %s", o.Router, upstreamASN, netip.AddrPortFrom(upstreamAddr, port))
+	fmt.Fprintf(o.Out, "kbgp lab: %d nodes, operator, agents and an upstream router (%s) running; waiting for sessions and routes\n",
 		len(nodes), upstreamName)
 	r, err := waitReady(ctx, c, upstream, o.Timeout)
 	if err != nil {
@@ -163,7 +174,14 @@ func freePort(addr netip.Addr) (uint16, error) {
 }
 
 // startUpstream starts the router the agents peer with and lets every node in.
-func startUpstream(ctx context.Context, port uint16, logger *slog.Logger) (*gobgp.Upstream, error) {
+func startUpstream(ctx context.Context, kind string, port uint16, logger *slog.Logger) (upstreamRouter, error) {
+	switch kind {
+	case "gobgp":
+	case "frr":
+		return startFRR(port)
+	default:
+		return nil, fmt.Errorf("unknown --router %q: gobgp or frr", kind)
+	}
 	u, err := gobgp.StartUpstream(ctx, gobgp.UpstreamConfig{
 		ASN: upstreamASN, RouterID: upstreamRouterID, Address: upstreamAddr, Port: port, Logger: logger.With("component", "upstream"),
 	})
@@ -228,7 +246,7 @@ func startComponents(ctx context.Context, cfg *rest.Config, logger *slog.Logger)
 
 // waitReady polls until the lab is as expected or timeout passes, and returns the
 // report of the last poll either way.
-func waitReady(ctx context.Context, c client.Client, upstream *gobgp.Upstream, timeout time.Duration) (report, error) {
+func waitReady(ctx context.Context, c client.Client, upstream upstreamRouter, timeout time.Duration) (report, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		r, err := observe(ctx, c, upstream)
@@ -248,7 +266,7 @@ func waitReady(ctx context.Context, c client.Client, upstream *gobgp.Upstream, t
 
 // observe reads the agents' status and the upstream router and compares both with the
 // lab's expectations.
-func observe(ctx context.Context, c client.Client, upstream *gobgp.Upstream) (report, error) {
+func observe(ctx context.Context, c client.Client, upstream upstreamRouter) (report, error) {
 	var ncs kbgpv1.BGPNodeConfigList
 	if err := c.List(ctx, &ncs); err != nil {
 		return report{}, fmt.Errorf("list node configs: %w", err)

@@ -8,13 +8,13 @@ import (
 	"text/tabwriter"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
+	"kbgp.io/kbgp/internal/bgp"
 )
 
 // report is what the lab prints once it is up (or gave up waiting).
 type report struct {
 	nodeConfigs []kbgpv1.BGPNodeConfig
-	routes      []gobgp.ReceivedRoute
+	routes      []bgp.ReceivedRoute
 	// problems are the differences from the expected routes and sessions.
 	problems   []string
 	kubeconfig string

@@ -10,7 +10,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
 )
 
 func TestReportWrite(t *testing.T) {
@@ -22,7 +21,7 @@ func TestReportWrite(t *testing.T) {
 	pending.Status.BGPInstances = []kbgpv1.BGPNodeInstanceStatus{{LocalASN: 65001, Peers: []kbgpv1.BGPNodePeerStatus{{Name: "upstream"}}}}
 	r := report{
 		nodeConfigs: []kbgpv1.BGPNodeConfig{nc, pending},
-		routes: []gobgp.ReceivedRoute{{Neighbor: netip.MustParseAddr("127.0.1.2"), Prefix: netip.MustParsePrefix("100.64.0.10/32"),
+		routes: []bgp.ReceivedRoute{{Neighbor: netip.MustParseAddr("127.0.1.2"), Prefix: netip.MustParsePrefix("100.64.0.10/32"),
 			NextHop: netip.MustParseAddr("127.0.1.2"), ASPath: []uint32{65001},
 			Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 200}}}},
 		problems:   []string{"missing 10.244.1.0/24 from 127.0.1.1"},

@@ -54,6 +54,20 @@ func TestLabOnce(t *testing.T) {
 	}
 }
 
+// TestLabOnceWithFRR runs the lab with FRR's bgpd as the upstream router (root and
+// Debian's frr package, both present in CI): the same answer key must hold.
+func TestLabOnceWithFRR(t *testing.T) {
+	dir := t.TempDir()
+	kbgp := build(t, dir, "./cmd/kbgp")
+	out, err := exec.Command(kbgp, "lab", "--once", "--router=frr", "--timeout", "2m", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kbgp lab --once --router=frr: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Every session is Established and every expected route arrived.") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
 // TestLabOnceFailsWhenNotReady proves the exit status means something: with no time
 // to come up, --once reports what is missing and exits non-zero.
 func TestLabOnceFailsWhenNotReady(t *testing.T) {

@@ -33,15 +33,6 @@ type UpstreamConfig struct {
 	Logger  *slog.Logger
 }
 
-// ReceivedRoute is a route an Upstream received from one neighbor.
-type ReceivedRoute struct {
-	Neighbor   netip.Addr
-	Prefix     netip.Prefix
-	NextHop    netip.Addr
-	ASPath     []uint32
-	Attributes bgp.PathAttributes
-}
-
 // StartUpstream starts the router. Stop it with Stop.
 func StartUpstream(ctx context.Context, c UpstreamConfig) (*Upstream, error) {
 	logger := c.Logger
@@ -98,12 +89,12 @@ func (u *Upstream) Sessions(ctx context.Context) (map[netip.Addr]bgp.SessionStat
 
 // Received returns what each neighbor sent (its Adj-RIB-In), both families, sorted by
 // neighbor then prefix.
-func (u *Upstream) Received(ctx context.Context) ([]ReceivedRoute, error) {
+func (u *Upstream) Received(ctx context.Context) ([]bgp.ReceivedRoute, error) {
 	sessions, err := u.Sessions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []ReceivedRoute
+	var out []bgp.ReceivedRoute
 	for _, neighbor := range slices.SortedFunc(maps.Keys(sessions), netip.Addr.Compare) {
 		for _, fam := range []gobgppacket.Family{gobgppacket.RF_IPv4_UC, gobgppacket.RF_IPv6_UC} {
 			err := u.srv.ListPath(apiutil.ListPathRequest{TableType: api.TableType_TABLE_TYPE_ADJ_IN, Name: neighbor.String(), Family: fam},
@@ -121,7 +112,7 @@ func (u *Upstream) Received(ctx context.Context) ([]ReceivedRoute, error) {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b ReceivedRoute) int {
+	slices.SortStableFunc(out, func(a, b bgp.ReceivedRoute) int {
 		if c := a.Neighbor.Compare(b.Neighbor); c != 0 {
 			return c
 		}
@@ -131,8 +122,8 @@ func (u *Upstream) Received(ctx context.Context) ([]ReceivedRoute, error) {
 }
 
 // receivedRoute reads the attributes kbgp sets, plus next hop and AS path.
-func receivedRoute(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) ReceivedRoute {
-	r := ReceivedRoute{Neighbor: neighbor, Prefix: prefix}
+func receivedRoute(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bgp.ReceivedRoute {
+	r := bgp.ReceivedRoute{Neighbor: neighbor, Prefix: prefix}
 	for _, a := range p.Attrs {
 		switch v := a.(type) {
 		case *gobgppacket.PathAttributeNextHop:
