@@ -73,7 +73,9 @@ func TestBuildGivesEachPeerItsOwnAttributes(t *testing.T) {
 	rackAIBGP := rackA
 	rackAIBGP.LocalPreference = ptr.To[uint32](200)
 	rackB := bgp.PathAttributes{Communities: []uint32{65001<<16 | 102, 0xFFFFFF01}}
-	both := func(a bgp.PathAttributes) []bgp.Path { return []bgp.Path{{Prefix: v4, Attributes: a}, {Prefix: v6, Attributes: a}} }
+	both := func(a bgp.PathAttributes) []bgp.Path {
+		return []bgp.Path{{Prefix: v4, Attributes: a}, {Prefix: v6, Attributes: a}}
+	}
 	want := oneInstance(global("10.0.0.10"),
 		desiredPeer(defaultPeer("tor-a", "10.1.1.1", 65002), both(rackA)...),
 		desiredPeer(defaultPeer("rr-a", "10.1.1.3", 65001), both(rackAIBGP)...),
