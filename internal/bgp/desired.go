@@ -8,17 +8,30 @@ type Desired struct {
 	Instances map[InstanceKey]DesiredInstance
 }
 
-// DesiredInstance is one speaker with its peers and originated paths.
+// DesiredInstance is one speaker with its peers. The speaker originates every prefix
+// some peer exports (see Originated), once and without attributes; each peer's export
+// says which of them it gets and with which attributes.
 type DesiredInstance struct {
 	Global Global
 	// Peers by name.
 	Peers map[string]DesiredPeer
-	// Paths are the originated paths by prefix, with the attributes they carry.
-	Paths map[netip.Prefix]PathAttributes
 }
 
-// DesiredPeer is a peer with the prefixes it is sent (each of which is in Paths).
+// DesiredPeer is a peer with the prefixes it is sent and the attributes each carries
+// to this peer.
 type DesiredPeer struct {
 	Peer
-	Export map[netip.Prefix]struct{}
+	Export map[netip.Prefix]PathAttributes
+}
+
+// Originated is the set of prefixes the speaker must originate: the union of its
+// peers' exports.
+func (d DesiredInstance) Originated() map[netip.Prefix]struct{} {
+	out := map[netip.Prefix]struct{}{}
+	for _, p := range d.Peers {
+		for pfx := range p.Export {
+			out[pfx] = struct{}{}
+		}
+	}
+	return out
 }

@@ -114,13 +114,14 @@ func (p Password) GoString() string { return fmt.Sprintf("bgp.Password(%q)", p.S
 // MarshalText implements encoding.TextMarshaler (JSON, slog) without revealing the key.
 func (p Password) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
-// Path is a route a speaker originates.
+// Path is a prefix as one peer is sent it, with the attributes it carries to that peer.
 type Path struct {
 	Prefix     netip.Prefix
 	Attributes PathAttributes
 }
 
-// PathAttributes are the attributes kbgp sets on an originated path.
+// PathAttributes are the attributes kbgp sets on a prefix for one peer. They are per
+// peer, not per originated path: two peers may get one prefix with different ones.
 type PathAttributes struct {
 	// Communities are RFC 1997 communities, well-known ones included, as 32-bit values.
 	Communities []uint32

@@ -85,16 +85,12 @@ func (b instanceBuilder) build() {
 		if peer == nil {
 			if prev, ok := previousPeer(b.in.Previous, key, np.Name); ok {
 				di.Peers[np.Name] = prev
-				for p := range prev.Export {
-					di.Paths[p] = b.in.Previous.Instances[key].Paths[p]
-				}
 			}
 			continue
 		}
-		export := map[netip.Prefix]struct{}{}
+		export := map[netip.Prefix]bgp.PathAttributes{}
 		for _, a := range advertisedPaths(b.in, ads, peer.ASN == uint32(b.inst.LocalASN)) {
-			export[a.Prefix] = struct{}{}
-			di.Paths[a.Prefix] = mergeAttributes(di.Paths[a.Prefix], a.Attributes)
+			export[a.Prefix] = a.Attributes
 		}
 		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer, Export: export}
 	}
@@ -109,7 +105,7 @@ func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 	if b.inst.LocalPort != nil {
 		g.ListenPort = uint16(*b.inst.LocalPort)
 	}
-	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: map[netip.Prefix]bgp.PathAttributes{}}
+	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}
 	b.out.Desired.Instances[key] = di
 	return di
 }

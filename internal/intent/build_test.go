@@ -80,18 +80,18 @@ func global(rid string) bgp.Global {
 	return bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr(rid)}
 }
 
-func oneInstance(g bgp.Global, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
-	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: paths}
+func oneInstance(g bgp.Global, peers ...bgp.DesiredPeer) bgp.Desired {
+	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}
 	for _, p := range peers {
 		di.Peers[p.Name] = p
 	}
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: di}}
 }
 
-func desiredPeer(p bgp.Peer, export ...string) bgp.DesiredPeer {
-	set := map[netip.Prefix]struct{}{}
+func desiredPeer(p bgp.Peer, export ...bgp.Path) bgp.DesiredPeer {
+	set := map[netip.Prefix]bgp.PathAttributes{}
 	for _, e := range export {
-		set[netip.MustParsePrefix(e)] = struct{}{}
+		set[e.Prefix] = e.Attributes
 	}
 	return bgp.DesiredPeer{Peer: p, Export: set}
 }
@@ -138,7 +138,7 @@ func TestBuildPeers(t *testing.T) {
 	withOverride.LocalAddress = "10.1.1.10"
 	withOverride.LocalPort = ptr.To[int32](40179)
 
-	previous := oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(full))
+	previous := oneInstance(global("10.0.0.10"), desiredPeer(full))
 
 	tests := []struct {
 		name       string
@@ -148,7 +148,7 @@ func TestBuildPeers(t *testing.T) {
 	}{{
 		name: "no peer config: defaults, router ID from the node's InternalIP IPv4",
 		in:   Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "")), Node: node()},
-		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))),
+		want: oneInstance(global("10.0.0.10"), desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))),
 	}, {
 		name: "peer config with every field and the MD5 password from the Secret",
 		in: Input{
@@ -157,7 +157,7 @@ func TestBuildPeers(t *testing.T) {
 			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
 			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
 		},
-		want: oneInstance(global("10.10.10.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(full)),
+		want: oneInstance(global("10.10.10.10"), desiredPeer(full)),
 	}, {
 		name: "eBGP multihop is ignored for iBGP",
 		in: Input{
@@ -166,15 +166,15 @@ func TestBuildPeers(t *testing.T) {
 			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
 			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
 		},
-		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(ibgp)),
+		want: oneInstance(global("10.0.0.10"), desiredPeer(ibgp)),
 	}, {
 		name: "node override of local address and port",
 		in:   Input{NodeConfig: nodeConfig("", withOverride), Node: node()},
-		want: oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}, desiredPeer(overridden)),
+		want: oneInstance(global("10.0.0.10"), desiredPeer(overridden)),
 	}, {
 		name:       "missing peer config: peer not started, reported",
 		in:         Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack9"), nodePeer("tor-b", "10.1.1.2", 65002, "rack9")), Node: node()},
-		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		want:       oneInstance(global("10.0.0.10")),
 		wantFailed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}},
 	}, {
 		name: "missing Secret: peer not started, reported",
@@ -183,7 +183,7 @@ func TestBuildPeers(t *testing.T) {
 			Node:        node(),
 			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
 		},
-		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		want:       oneInstance(global("10.0.0.10")),
 		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peers using it are not started"}},
 	}, {
 		name: "Secret without the password key: peer not started, never an empty password",
@@ -193,7 +193,7 @@ func TestBuildPeers(t *testing.T) {
 			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
 			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"pass": "s3cret"})},
 		},
-		want:       oneInstance(global("10.0.0.10"), map[netip.Prefix]bgp.PathAttributes{}),
+		want:       oneInstance(global("10.0.0.10")),
 		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: `has no "password" key; peers using it are not started`}},
 	}, {
 		name: "Secret deleted under a running peer: the last good peer keeps running",

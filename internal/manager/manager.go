@@ -38,13 +38,17 @@ type instance struct {
 	global bgp.Global
 	router bgp.Router
 	peers  map[string]appliedPeer
-	paths  map[netip.Prefix]bgp.PathAttributes
+	// originated are the prefixes the speaker originates.
+	originated map[netip.Prefix]struct{}
+	// reexport are originated prefixes whose export changed for some peer and that
+	// still have to be re-added for that to take effect (kept across a failed AddPaths).
+	reexport map[netip.Prefix]struct{}
 }
 
 // appliedPeer is the configuration a peer runs with.
 type appliedPeer struct {
 	peer   bgp.Peer
-	export map[netip.Prefix]struct{}
+	export map[netip.Prefix]bgp.PathAttributes
 }
 
 // New returns a manager that starts speakers with factory. notify must not block.
@@ -118,7 +122,7 @@ func (m *Manager) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", key, err)
 	}
-	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}, paths: map[netip.Prefix]bgp.PathAttributes{}}
+	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}, originated: map[netip.Prefix]struct{}{}, reexport: map[netip.Prefix]struct{}{}}
 	m.instances[key] = inst
 	m.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
 	return inst, nil

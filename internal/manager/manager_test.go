@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
@@ -33,20 +34,25 @@ func basePeer(name string, addr netip.Addr) bgp.Peer {
 	}
 }
 
-func desiredOf(g bgp.Global, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
-	inst := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, Paths: paths}
+func desiredOf(g bgp.Global, peers ...bgp.DesiredPeer) bgp.Desired {
+	inst := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}
 	for _, p := range peers {
 		inst.Peers[p.Name] = p
 	}
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: inst}}
 }
 
-func exporting(p bgp.Peer, prefixes ...netip.Prefix) bgp.DesiredPeer {
-	set := map[netip.Prefix]struct{}{}
-	for _, pfx := range prefixes {
-		set[pfx] = struct{}{}
+func exporting(p bgp.Peer, export ...bgp.Path) bgp.DesiredPeer {
+	set := map[netip.Prefix]bgp.PathAttributes{}
+	for _, e := range export {
+		set[e.Prefix] = e.Attributes
 	}
 	return bgp.DesiredPeer{Peer: p, Export: set}
+}
+
+// path is a prefix with the given standard communities.
+func path(pfx netip.Prefix, communities ...uint32) bgp.Path {
+	return bgp.Path{Prefix: pfx, Attributes: bgp.PathAttributes{Communities: communities}}
 }
 
 // addrsEqual lets cmp compare netip values, whose fields are unexported.
@@ -94,9 +100,9 @@ func TestPeerChanges(t *testing.T) {
 		t.Run(tc.change, func(t *testing.T) {
 			m, f := newFakeManager()
 			p := basePeer("a", addrA)
-			mustApply(t, m, desiredOf(global, nil, exporting(p)))
+			mustApply(t, m, desiredOf(global, exporting(p)))
 			tc.edit(&p)
-			mustApply(t, m, desiredOf(global, nil, exporting(p)))
+			mustApply(t, m, desiredOf(global, exporting(p)))
 
 			r := f.Router(key)
 			wantSessions := 1
@@ -127,12 +133,12 @@ func TestGlobalChangesRecreateTheSpeaker(t *testing.T) {
 	} {
 		t.Run(tc.change, func(t *testing.T) {
 			m, f := newFakeManager()
-			d := desiredOf(global, map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}, exporting(basePeer("a", addrA), pfxPod))
+			d := desiredOf(global, exporting(basePeer("a", addrA), path(pfxPod)))
 			mustApply(t, m, d)
 			old := f.Router(key)
 			g := global
 			tc.edit(&g)
-			d.Instances[key] = bgp.DesiredInstance{Global: g, Peers: d.Instances[key].Peers, Paths: d.Instances[key].Paths}
+			d.Instances[key] = bgp.DesiredInstance{Global: g, Peers: d.Instances[key].Peers}
 			mustApply(t, m, d)
 			if f.Started(key) != 2 {
 				t.Fatalf("speakers started = %d, want 2", f.Started(key))
@@ -152,28 +158,19 @@ func TestGlobalChangesRecreateTheSpeaker(t *testing.T) {
 func TestExportAndPathChangesKeepSessions(t *testing.T) {
 	m, f := newFakeManager()
 	a, b := basePeer("a", addrA), basePeer("b", addrB)
-	paths := map[netip.Prefix]bgp.PathAttributes{pfxPod: {}, pfxSvc: {}}
-	mustApply(t, m, desiredOf(global, paths, exporting(a, pfxPod), exporting(b)))
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b)))
 	r := f.Router(key)
 	if got := r.Advertised(addrB); len(got) != 0 {
 		t.Fatalf("peer b selects nothing but is sent %v", got)
 	}
 
-	paths = map[netip.Prefix]bgp.PathAttributes{pfxPod: {Communities: []uint32{65001<<16 | 1}}, pfxSvc: {}}
-	mustApply(t, m, desiredOf(global, paths, exporting(a, pfxSvc), exporting(b, pfxPod)))
-	want := []bgp.Path{{Prefix: pfxPod, Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}}}
-	if diff := cmp.Diff(want, r.Advertised(addrB), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
-		t.Errorf("peer b is sent (-want +got):\n%s", diff)
-	}
-	if got := r.Advertised(addrA); len(got) != 1 || got[0].Prefix != pfxSvc {
-		t.Errorf("peer a is sent %v, want only the service address", got)
-	}
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxSvc)), exporting(b, path(pfxPod, 65001<<16|1))))
+	assertSent(t, r, addrB, path(pfxPod, 65001<<16|1))
+	assertSent(t, r, addrA, path(pfxSvc))
 
 	// Removing a path withdraws it from everyone; removing a peer leaves the other.
-	mustApply(t, m, desiredOf(global, map[netip.Prefix]bgp.PathAttributes{pfxSvc: {}}, exporting(a, pfxSvc)))
-	if got := r.Advertised(addrA); len(got) != 1 {
-		t.Errorf("peer a is sent %v after peer b was removed", got)
-	}
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxSvc))))
+	assertSent(t, r, addrA, path(pfxSvc))
 	if _, ok := r.Peer(addrB); ok {
 		t.Error("removed peer b still configured")
 	}
@@ -182,10 +179,44 @@ func TestExportAndPathChangesKeepSessions(t *testing.T) {
 	}
 }
 
+// TestEachPeerGetsItsOwnAttributes: one originated prefix goes to two peers with
+// different attributes; changing one peer's attributes, or taking the prefix away from
+// one peer, leaves the other peer's as they were.
+func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
+	m, f := newFakeManager()
+	a, b := basePeer("a", addrA), basePeer("b", addrB)
+	const rackA, rackB, extra = 65001<<16 | 101, 65001<<16 | 102, 65001<<16 | 999
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
+	r := f.Router(key)
+	assertSent(t, r, addrA, path(pfxPod, rackA), path(pfxSvc))
+	assertSent(t, r, addrB, path(pfxPod, rackB))
+
+	// Peer a's attributes for the pod CIDR change: only a sees the change.
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
+	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
+	assertSent(t, r, addrB, path(pfxPod, rackB))
+
+	// Peer b stops selecting the pod CIDR, which a still gets: withdrawn from b only.
+	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxSvc, rackB))))
+	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
+	assertSent(t, r, addrB, path(pfxSvc, rackB))
+
+	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 || f.Started(key) != 1 {
+		t.Errorf("attribute changes reset: sessions a=%d b=%d, speakers %d", r.Sessions(addrA), r.Sessions(addrB), f.Started(key))
+	}
+}
+
+func assertSent(t *testing.T, r *bgpfake.Router, addr netip.Addr, want ...bgp.Path) {
+	t.Helper()
+	if diff := cmp.Diff(want, r.Advertised(addr), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("peer %s is sent (-want +got):\n%s", addr, diff)
+	}
+}
+
 func TestStopIsGracefulOnlyWhenAsked(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
 		m, f := newFakeManager()
-		mustApply(t, m, desiredOf(global, nil, exporting(basePeer("a", addrA))))
+		mustApply(t, m, desiredOf(global, exporting(basePeer("a", addrA))))
 		if err := m.Stop(context.Background(), graceful); err != nil {
 			t.Fatal(err)
 		}

@@ -12,53 +12,67 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// reconcileInstance brings one running speaker to want. The order matters and is fixed
-// here: paths are added before peers, so a peer that comes up now gets every prefix in
-// its first UPDATEs (before End-of-RIB); peers are removed before others are added, so a
-// renamed peer with the same address never collides with its old self; paths are
-// withdrawn last, after no peer's export set refers to them any more.
+// reconcileInstance brings one running speaker to want, in an order fixed here:
+//
+//  1. Prefixes no peer exports any more are withdrawn first, while every export policy
+//     that sent them still does, so each peer that had them gets the withdrawal.
+//  2. Peers are removed, reset, updated and added (removed before added, so a renamed
+//     peer with the same address never collides with its old self), and their export
+//     policies are edited. A new peer's first UPDATEs carry what is already originated.
+//  3. New prefixes are originated, together with the already originated prefixes whose
+//     export changed for some peer, in one batch: each goes through every peer's final
+//     export policy once, however many peers' exports of it changed.
 func (m *Manager) reconcileInstance(ctx context.Context, key bgp.InstanceKey, inst *instance, want bgp.DesiredInstance) error {
-	if err := m.addPaths(ctx, inst, want.Paths); err != nil {
-		return fmt.Errorf("instance %s: %w", key, err)
+	originate := want.Originated()
+	var errs []error
+	if err := m.deletePaths(ctx, inst, originate); err != nil {
+		errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
 	}
-	errs := []error{m.reconcilePeers(ctx, key, inst, want.Peers)}
-	if err := m.deletePaths(ctx, inst, want.Paths); err != nil {
+	errs = append(errs, m.reconcilePeers(ctx, key, inst, want.Peers))
+	if err := m.addPaths(ctx, inst, originate); err != nil {
 		errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
 	}
 	return errors.Join(errs...)
 }
 
-// addPaths originates new paths and re-originates paths whose attributes changed, in
-// one batch.
-func (m *Manager) addPaths(ctx context.Context, inst *instance, want map[netip.Prefix]bgp.PathAttributes) error {
-	var add []bgp.Path
-	for _, p := range slices.SortedFunc(maps.Keys(want), comparePrefix) {
-		if have, ok := inst.paths[p]; !ok || !reflect.DeepEqual(have, want[p]) {
-			add = append(add, bgp.Path{Prefix: p, Attributes: want[p]})
+// addPaths originates the new prefixes and re-originates those waiting for a peer's
+// changed export to take effect, in one batch.
+func (m *Manager) addPaths(ctx context.Context, inst *instance, want map[netip.Prefix]struct{}) error {
+	add := maps.Clone(inst.reexport)
+	for p := range want {
+		if _, ok := inst.originated[p]; !ok {
+			add[p] = struct{}{}
 		}
 	}
-	if err := inst.router.AddPaths(ctx, add); err != nil {
+	if len(add) == 0 {
+		return nil
+	}
+	if err := inst.router.AddPaths(ctx, sortedPrefixes(add)); err != nil {
 		return err
 	}
-	for _, p := range add {
-		inst.paths[p.Prefix] = p.Attributes
-	}
+	maps.Copy(inst.originated, add)
+	clear(inst.reexport)
 	return nil
 }
 
-// deletePaths withdraws the paths no longer wanted, in one batch.
-func (m *Manager) deletePaths(ctx context.Context, inst *instance, want map[netip.Prefix]bgp.PathAttributes) error {
+// deletePaths withdraws the prefixes no longer wanted, in one batch.
+func (m *Manager) deletePaths(ctx context.Context, inst *instance, want map[netip.Prefix]struct{}) error {
 	var del []netip.Prefix
-	for _, p := range slices.SortedFunc(maps.Keys(inst.paths), comparePrefix) {
+	for p := range inst.originated {
 		if _, ok := want[p]; !ok {
 			del = append(del, p)
 		}
 	}
+	if len(del) == 0 {
+		return nil
+	}
+	slices.SortFunc(del, comparePrefix)
 	if err := inst.router.DeletePaths(ctx, del); err != nil {
 		return err
 	}
 	for _, p := range del {
-		delete(inst.paths, p)
+		delete(inst.originated, p)
+		delete(inst.reexport, p)
 	}
 	return nil
 }
@@ -99,7 +113,7 @@ func (m *Manager) reconcilePeers(ctx context.Context, key bgp.InstanceKey, inst 
 
 func (m *Manager) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, p bgp.DesiredPeer) error {
 	m.logger.Info("adding peer", "instance", key.String(), "peer", p.Name, "address", p.Address.String(), "peerASN", p.ASN)
-	if err := inst.router.AddPeer(ctx, p.Peer, sortedPrefixes(p.Export)); err != nil {
+	if err := inst.router.AddPeer(ctx, p.Peer, pathsOf(p.Export, slices.Collect(maps.Keys(p.Export)))); err != nil {
 		return err
 	}
 	inst.peers[p.Name] = appliedPeer{peer: p.Peer, export: maps.Clone(p.Export)}
@@ -107,7 +121,7 @@ func (m *Manager) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instan
 }
 
 // changePeer applies a changed peer: a new session where BGP needs one, in place
-// otherwise, then the difference of its export set.
+// otherwise, then the difference of its export.
 func (m *Manager) changePeer(ctx context.Context, key bgp.InstanceKey, inst *instance, have appliedPeer, want bgp.DesiredPeer) error {
 	if reason := sessionResetReason(have.peer, want.Peer); reason != "" {
 		m.logger.Info("resetting peer session", "instance", key.String(), "peer", want.Name, "reason", reason)
@@ -124,19 +138,29 @@ func (m *Manager) changePeer(ctx context.Context, key bgp.InstanceKey, inst *ins
 		have.peer = want.Peer
 		inst.peers[want.Name] = have
 	}
-	add, remove := diffSets(have.export, want.Export)
-	if err := inst.router.UpdatePeerExport(ctx, want.Address, add, remove); err != nil {
+	set, remove := diffExport(have.export, want.Export)
+	if len(set) == 0 && len(remove) == 0 {
+		return nil
+	}
+	if err := inst.router.UpdatePeerExport(ctx, want.Address, pathsOf(want.Export, set), remove); err != nil {
 		return err
+	}
+	for _, p := range set {
+		if _, ok := inst.originated[p]; ok {
+			inst.reexport[p] = struct{}{}
+		}
 	}
 	have.export = maps.Clone(want.Export)
 	inst.peers[want.Name] = have
 	return nil
 }
 
-func diffSets(have, want map[netip.Prefix]struct{}) (add, remove []netip.Prefix) {
-	for p := range want {
-		if _, ok := have[p]; !ok {
-			add = append(add, p)
+// diffExport returns the prefixes that are new in want or carry other attributes
+// there (set), and those want no longer has (remove), each sorted.
+func diffExport(have, want map[netip.Prefix]bgp.PathAttributes) (set, remove []netip.Prefix) {
+	for p, a := range want {
+		if old, ok := have[p]; !ok || !reflect.DeepEqual(old, a) {
+			set = append(set, p)
 		}
 	}
 	for p := range have {
@@ -144,9 +168,19 @@ func diffSets(have, want map[netip.Prefix]struct{}) (add, remove []netip.Prefix)
 			remove = append(remove, p)
 		}
 	}
-	slices.SortFunc(add, comparePrefix)
+	slices.SortFunc(set, comparePrefix)
 	slices.SortFunc(remove, comparePrefix)
-	return add, remove
+	return set, remove
+}
+
+// pathsOf returns the prefixes with their attributes in export, sorted by prefix.
+func pathsOf(export map[netip.Prefix]bgp.PathAttributes, prefixes []netip.Prefix) []bgp.Path {
+	slices.SortFunc(prefixes, comparePrefix)
+	out := make([]bgp.Path, 0, len(prefixes))
+	for _, p := range prefixes {
+		out = append(out, bgp.Path{Prefix: p, Attributes: export[p]})
+	}
+	return out
 }
 
 func sortedPrefixes(set map[netip.Prefix]struct{}) []netip.Prefix {

@@ -55,7 +55,7 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export, inst.paths)}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export, inst.originated)}
 		}
 		out[key] = snap
 	}
@@ -63,10 +63,10 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 }
 
 // countExported counts, by family, the prefixes of the export set that are originated.
-func countExported(export map[netip.Prefix]struct{}, paths map[netip.Prefix]bgp.PathAttributes) map[bgp.Family]int {
+func countExported(export map[netip.Prefix]bgp.PathAttributes, originated map[netip.Prefix]struct{}) map[bgp.Family]int {
 	n := map[bgp.Family]int{}
 	for p := range export {
-		if _, ok := paths[p]; !ok {
+		if _, ok := originated[p]; !ok {
 			continue
 		}
 		if p.Addr().Is4() {

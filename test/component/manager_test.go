@@ -46,10 +46,10 @@ type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...netip.Prefix) bgp.DesiredPeer {
-	set := map[netip.Prefix]struct{}{}
+func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...bgp.Path) bgp.DesiredPeer {
+	set := map[netip.Prefix]bgp.PathAttributes{}
 	for _, p := range export {
-		set[p] = struct{}{}
+		set[p.Prefix] = p.Attributes
 	}
 	return bgp.DesiredPeer{
 		Peer: bgp.Peer{
@@ -61,11 +61,13 @@ func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...netip.Prefix) 
 	}
 }
 
-func desired(routerID string, paths map[netip.Prefix]bgp.PathAttributes, peers ...bgp.DesiredPeer) bgp.Desired {
+// plain is a prefix without attributes.
+func plain(p netip.Prefix) bgp.Path { return bgp.Path{Prefix: p} }
+
+func desired(routerID string, peers ...bgp.DesiredPeer) bgp.Desired {
 	inst := bgp.DesiredInstance{
 		Global: bgp.Global{ASN: key.LocalASN, RouterID: netip.MustParseAddr(routerID)},
 		Peers:  map[string]bgp.DesiredPeer{},
-		Paths:  paths,
 	}
 	for _, p := range peers {
 		inst.Peers[p.Name] = p
@@ -106,12 +108,8 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 	a.AddNeighbor(t, local, 65001)
 	b.AddNeighbor(t, local, 65001)
 	m := newTestManager(t)
-	paths := map[netip.Prefix]bgp.PathAttributes{
-		pfxPod:  {Communities: []uint32{65001<<16 | 100}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}},
-		pfxSvc:  {},
-		pfxPod6: {},
-	}
-	apply(t, m, desired("10.0.0.1", paths, peerTo("a", a, 65010, pfxPod, pfxPod6), peerTo("b", b, 65020)))
+	podAttrs := bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}}
+	apply(t, m, desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: podAttrs}, plain(pfxPod6)), peerTo("b", b, 65020)))
 	a.WaitEstablished(t, local, sessionTimeout)
 	b.WaitEstablished(t, local, sessionTimeout)
 	waitRoutes(t, a, "ipv4", pfxPod)
@@ -126,7 +124,7 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 	waitRoutes(t, b, "ipv4")
 
 	// Export changes: B starts getting the service route, A stops getting the pod CIDR.
-	apply(t, m, desired("10.0.0.1", paths, peerTo("a", a, 65010, pfxPod6), peerTo("b", b, 65020, pfxSvc)))
+	apply(t, m, desired("10.0.0.1", peerTo("a", a, 65010, plain(pfxPod6)), peerTo("b", b, 65020, plain(pfxSvc))))
 	waitRoutes(t, a, "ipv4")
 	waitRoutes(t, b, "ipv4", pfxSvc)
 
@@ -148,29 +146,28 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 	a.AddNeighbor(t, local, 65001)
 	b.AddNeighbor(t, local, 65001)
 	m := newTestManager(t)
-	paths := map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}
-	peerA := peerTo("a", a, 65010, pfxPod)
-	apply(t, m, desired("10.0.0.1", paths, peerA))
+	peerA := peerTo("a", a, 65010, plain(pfxPod))
+	apply(t, m, desired("10.0.0.1", peerA))
 	a.WaitEstablished(t, local, sessionTimeout)
 
 	edits := []struct {
 		name string
 		d    bgp.Desired
 	}{
-		{"add another peer", desired("10.0.0.1", paths, peerA, peerTo("b", b, 65020))},
-		{"new path for the other peer", desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {}, pfxSvc: {}}, peerA, peerTo("b", b, 65020, pfxSvc))},
-		{"attributes of a path change", desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {Communities: []uint32{1}}, pfxSvc: {}}, peerA, peerTo("b", b, 65020, pfxSvc))},
+		{"add another peer", desired("10.0.0.1", peerA, peerTo("b", b, 65020))},
+		{"new path for the other peer", desired("10.0.0.1", peerA, peerTo("b", b, 65020, plain(pfxSvc)))},
+		{"attributes of a path change", desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: bgp.PathAttributes{Communities: []uint32{1}}}), peerTo("b", b, 65020, plain(pfxSvc)))},
 		{"connect retry changes", func() bgp.Desired {
 			p := peerA
 			p.Timers.ConnectRetry = 5 * time.Second
-			return desired("10.0.0.1", paths, p)
+			return desired("10.0.0.1", p)
 		}()},
 		{"keepalive changes", func() bgp.Desired {
 			p := peerA
 			p.Timers.Keepalive = 2 * time.Second
-			return desired("10.0.0.1", paths, p)
+			return desired("10.0.0.1", p)
 		}()},
-		{"remove the other peer", desired("10.0.0.1", paths, peerA)},
+		{"remove the other peer", desired("10.0.0.1", peerA)},
 	}
 	for _, e := range edits {
 		apply(t, m, e.d)
@@ -186,12 +183,12 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 	// Negative control: the hold time is negotiated in OPEN, so it needs a new session.
 	held := peerA
 	held.Timers.HoldTime = 30 * time.Second
-	apply(t, m, desired("10.0.0.1", paths, held))
+	apply(t, m, desired("10.0.0.1", held))
 	gobgptest.Eventually(t, sessionTimeout, "hold time change resets the session", func() bool { return a.Drops(local) == 1 })
 	a.WaitEstablished(t, local, sessionTimeout)
 
 	// A new router ID needs a new speaker, which resets again.
-	apply(t, m, desired("10.0.0.2", paths, held))
+	apply(t, m, desired("10.0.0.2", held))
 	gobgptest.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
 	a.WaitEstablished(t, local, sessionTimeout)
 	waitRoutes(t, a, "ipv4", pfxPod)
@@ -207,7 +204,7 @@ func TestMD5(t *testing.T) {
 	right.Password = "s3cret"
 	wrong := peerTo("b", b, 65020)
 	wrong.Password = "wrong"
-	apply(t, m, desired("10.0.0.1", nil, right, wrong))
+	apply(t, m, desired("10.0.0.1", right, wrong))
 	a.WaitEstablished(t, local, sessionTimeout)
 	time.Sleep(3 * time.Second)
 	if got := b.State(t, local); got.String() == "SESSION_STATE_ESTABLISHED" {
@@ -221,9 +218,9 @@ func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
 			a := gobgptest.Start(t, routerA, 65010)
 			a.AddNeighbor(t, local, 65001, gobgptest.WithGracefulRestart(120*time.Second))
 			m := newTestManager(t)
-			p := peerTo("a", a, 65010, pfxPod)
+			p := peerTo("a", a, 65010, plain(pfxPod))
 			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
-			apply(t, m, desired("10.0.0.1", map[netip.Prefix]bgp.PathAttributes{pfxPod: {}}, p))
+			apply(t, m, desired("10.0.0.1", p))
 			a.WaitEstablished(t, local, sessionTimeout)
 			waitRoutes(t, a, "ipv4", pfxPod)
 			if err := m.Stop(context.Background(), graceful); err != nil {

@@ -1,8 +1,13 @@
 // Package bgpfake is an in-memory bgp.RouterFactory for tests of the code above the
 // speaker (manager, agent). It has no wire: every configured peer is Established at
 // once, with the timers it was configured with. Tests read back what a real speaker
-// would have been told — peers, originated paths, each peer's export set — and how many
+// would have sent each peer — with the attributes of that peer's export — and how many
 // sessions each peer has had, which is how they prove that an edit did not reset one.
+//
+// It follows the bgp.Router contract as GoBGP implements it: a prefix is sent when it
+// is originated (or re-originated) or when the session starts, through the peer's
+// export at that moment; a prefix set into an export reaches the peer only when it is
+// next added, so a caller that forgets to re-add it sees the old attributes.
 //
 // Unlike in-process GoBGP speakers it is race-free, so the packages that use it keep
 // the race detector on.
@@ -34,7 +39,7 @@ func (f *Factory) NewRouter(_ context.Context, key bgp.InstanceKey, g bgp.Global
 		f.routers = map[bgp.InstanceKey]*Router{}
 		f.started = map[bgp.InstanceKey]int{}
 	}
-	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}, paths: map[netip.Prefix]bgp.PathAttributes{}}
+	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}, originated: map[netip.Prefix]struct{}{}}
 	f.routers[key] = r
 	f.started[key]++
 	return r, nil
@@ -60,17 +65,19 @@ type Router struct {
 	Global bgp.Global
 	notify func()
 
-	mu       sync.Mutex
-	peers    map[netip.Addr]*peer
-	paths    map[netip.Prefix]bgp.PathAttributes
-	sessions map[netip.Addr]int
-	stopped  bool
-	graceful bool
+	mu         sync.Mutex
+	peers      map[netip.Addr]*peer
+	originated map[netip.Prefix]struct{}
+	sessions   map[netip.Addr]int
+	stopped    bool
+	graceful   bool
 }
 
 type peer struct {
 	config bgp.Peer
-	export map[netip.Prefix]struct{}
+	// export is the peer's export policy; sent is what the peer has been sent.
+	export map[netip.Prefix]bgp.PathAttributes
+	sent   map[netip.Prefix]bgp.PathAttributes
 	state  bgp.SessionState
 	since  time.Time
 	down   string
@@ -78,13 +85,20 @@ type peer struct {
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.
-func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []netip.Prefix) error {
+func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []bgp.Path) error {
 	r.mu.Lock()
 	if _, ok := r.peers[p.Address]; ok {
 		r.mu.Unlock()
 		return fmt.Errorf("peer %s already exists", p.Address)
 	}
-	r.peers[p.Address] = &peer{config: p, export: setOf(export), state: bgp.StateEstablished, since: time.Now()}
+	np := &peer{config: p, export: map[netip.Prefix]bgp.PathAttributes{}, sent: map[netip.Prefix]bgp.PathAttributes{}, state: bgp.StateEstablished, since: time.Now()}
+	for _, e := range export {
+		np.export[e.Prefix] = e.Attributes
+		if _, ok := r.originated[e.Prefix]; ok {
+			np.sent[e.Prefix] = e.Attributes
+		}
+	}
+	r.peers[p.Address] = np
 	if r.sessions == nil {
 		r.sessions = map[netip.Addr]int{}
 	}
@@ -119,12 +133,18 @@ func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
 	return nil
 }
 
-// AddPaths implements bgp.Router.
-func (r *Router) AddPaths(_ context.Context, paths []bgp.Path) error {
+// AddPaths implements bgp.Router: each prefix goes to every peer whose export has it,
+// with that export's attributes.
+func (r *Router) AddPaths(_ context.Context, prefixes []netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, p := range paths {
-		r.paths[p.Prefix] = p.Attributes
+	for _, pfx := range prefixes {
+		r.originated[pfx] = struct{}{}
+		for _, p := range r.peers {
+			if attrs, ok := p.export[pfx]; ok {
+				p.sent[pfx] = attrs
+			}
+		}
 	}
 	return nil
 }
@@ -133,25 +153,30 @@ func (r *Router) AddPaths(_ context.Context, paths []bgp.Path) error {
 func (r *Router) DeletePaths(_ context.Context, prefixes []netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, p := range prefixes {
-		delete(r.paths, p)
+	for _, pfx := range prefixes {
+		delete(r.originated, pfx)
+		for _, p := range r.peers {
+			delete(p.sent, pfx)
+		}
 	}
 	return nil
 }
 
-// UpdatePeerExport implements bgp.Router.
-func (r *Router) UpdatePeerExport(_ context.Context, addr netip.Addr, add, remove []netip.Prefix) error {
+// UpdatePeerExport implements bgp.Router: removed prefixes are withdrawn from the peer
+// at once; set prefixes are sent when they are next added.
+func (r *Router) UpdatePeerExport(_ context.Context, addr netip.Addr, set []bgp.Path, remove []netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.peers[addr]
 	if !ok {
 		return fmt.Errorf("peer %s not found", addr)
 	}
-	for _, pfx := range add {
-		p.export[pfx] = struct{}{}
+	for _, e := range set {
+		p.export[e.Prefix] = e.Attributes
 	}
 	for _, pfx := range remove {
 		delete(p.export, pfx)
+		delete(p.sent, pfx)
 	}
 	return nil
 }
@@ -221,8 +246,8 @@ func (r *Router) Sessions(addr netip.Addr) int {
 	return r.sessions[addr]
 }
 
-// Advertised returns what the peer is sent: its export set limited to the originated
-// paths, sorted by prefix.
+// Advertised returns what the peer has been sent, with the attributes it was sent
+// with, sorted by prefix.
 func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -231,10 +256,8 @@ func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
 		return nil
 	}
 	var out []bgp.Path
-	for pfx := range p.export {
-		if attrs, ok := r.paths[pfx]; ok {
-			out = append(out, bgp.Path{Prefix: pfx, Attributes: attrs})
-		}
+	for pfx, attrs := range p.sent {
+		out = append(out, bgp.Path{Prefix: pfx, Attributes: attrs})
 	}
 	slices.SortFunc(out, func(a, b bgp.Path) int { return a.Prefix.Addr().Compare(b.Prefix.Addr()) })
 	return out
@@ -245,12 +268,4 @@ func (r *Router) Stopped() (stopped, graceful bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stopped, r.graceful
-}
-
-func setOf(prefixes []netip.Prefix) map[netip.Prefix]struct{} {
-	s := make(map[netip.Prefix]struct{}, len(prefixes))
-	for _, p := range prefixes {
-		s[p] = struct{}{}
-	}
-	return s
 }

@@ -7,25 +7,40 @@ import (
 
 	"github.com/osrg/gobgp/v4/pkg/apiutil"
 	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
-
-	"kbgp.io/kbgp/internal/bgp"
 )
 
-// AddPaths originates paths in one GoBGP call.
-func (r *router) AddPaths(ctx context.Context, paths []bgp.Path) error {
-	if len(paths) == 0 {
+// AddPaths originates prefixes in one GoBGP call; every peer's export policy then sets
+// that peer's attributes.
+//
+// Re-adding an originated prefix must re-run the export policies (the Router contract),
+// but GoBGP propagates a replaced path only when it differs from the old one. So a
+// re-added path flips its ORIGIN between IGP and INCOMPLETE: the path differs, GoBGP
+// sends it through every export policy, and every export statement sets ORIGIN back to
+// IGP, so no peer ever sees the flip. Peers whose export of the prefix did not change
+// get it again unchanged, which BGP treats as an implicit replace.
+func (r *router) AddPaths(ctx context.Context, prefixes []netip.Prefix) error {
+	if len(prefixes) == 0 {
 		return nil
 	}
-	req := apiutil.AddPathRequest{Paths: make([]*apiutil.Path, 0, len(paths))}
-	for _, p := range paths {
-		ap, err := toAPIPath(p.Prefix, p.Attributes, false)
+	r.exportMu.Lock()
+	defer r.exportMu.Unlock()
+	flipped := make([]bool, len(prefixes))
+	req := apiutil.AddPathRequest{Paths: make([]*apiutil.Path, 0, len(prefixes))}
+	for i, p := range prefixes {
+		if was, ok := r.originated[p]; ok {
+			flipped[i] = !was
+		}
+		ap, err := toAPIPath(p, flipped[i], false)
 		if err != nil {
 			return err
 		}
 		req.Paths = append(req.Paths, ap)
 	}
 	if _, err := r.srv.AddPath(req); err != nil {
-		return fmt.Errorf("add %d paths: %w", len(paths), err)
+		return fmt.Errorf("add %d paths: %w", len(prefixes), err)
+	}
+	for i, p := range prefixes {
+		r.originated[p] = flipped[i]
 	}
 	return nil
 }
@@ -38,21 +53,28 @@ func (r *router) DeletePaths(ctx context.Context, prefixes []netip.Prefix) error
 	}
 	req := apiutil.DeletePathRequest{Paths: make([]*apiutil.Path, 0, len(prefixes))}
 	for _, p := range prefixes {
-		ap, err := toAPIPath(p, bgp.PathAttributes{}, true)
+		ap, err := toAPIPath(p, false, true)
 		if err != nil {
 			return err
 		}
 		req.Paths = append(req.Paths, ap)
 	}
+	r.exportMu.Lock()
+	defer r.exportMu.Unlock()
 	if err := r.srv.DeletePath(req); err != nil {
 		return fmt.Errorf("delete %d paths: %w", len(prefixes), err)
+	}
+	for _, p := range prefixes {
+		delete(r.originated, p)
 	}
 	return nil
 }
 
-// toAPIPath builds a locally originated path: origin IGP and an unspecified next hop,
-// which GoBGP replaces with the session's local address when it sends the path.
-func toAPIPath(prefix netip.Prefix, attrs bgp.PathAttributes, withdraw bool) (*apiutil.Path, error) {
+// toAPIPath builds a locally originated path: origin IGP (INCOMPLETE when flipped, see
+// AddPaths), an unspecified next hop, which GoBGP replaces with the session's local
+// address when it sends the path, and no other attributes: each peer's export policy
+// sets that peer's.
+func toAPIPath(prefix netip.Prefix, flipped, withdraw bool) (*apiutil.Path, error) {
 	nlri, err := gobgppacket.NewIPAddrPrefix(prefix.Masked())
 	if err != nil {
 		return nil, fmt.Errorf("prefix %s: %w", prefix, err)
@@ -63,7 +85,11 @@ func toAPIPath(prefix netip.Prefix, attrs bgp.PathAttributes, withdraw bool) (*a
 		family = gobgppacket.RF_IPv6_UC
 		nextHop = netip.IPv6Unspecified()
 	}
-	list := []gobgppacket.PathAttributeInterface{gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)}
+	origin := uint8(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)
+	if flipped {
+		origin = gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE
+	}
+	list := []gobgppacket.PathAttributeInterface{gobgppacket.NewPathAttributeOrigin(origin)}
 	if family == gobgppacket.RF_IPv4_UC {
 		nh, err := gobgppacket.NewPathAttributeNextHop(nextHop)
 		if err != nil {
@@ -76,19 +102,6 @@ func toAPIPath(prefix netip.Prefix, attrs bgp.PathAttributes, withdraw bool) (*a
 			return nil, err
 		}
 		list = append(list, mp)
-	}
-	if len(attrs.Communities) > 0 {
-		list = append(list, gobgppacket.NewPathAttributeCommunities(attrs.Communities))
-	}
-	if len(attrs.LargeCommunities) > 0 {
-		lcs := make([]*gobgppacket.LargeCommunity, 0, len(attrs.LargeCommunities))
-		for _, c := range attrs.LargeCommunities {
-			lcs = append(lcs, gobgppacket.NewLargeCommunity(c.GlobalAdmin, c.LocalData1, c.LocalData2))
-		}
-		list = append(list, gobgppacket.NewPathAttributeLargeCommunities(lcs))
-	}
-	if attrs.LocalPreference != nil {
-		list = append(list, gobgppacket.NewPathAttributeLocalPref(*attrs.LocalPreference))
 	}
 	return &apiutil.Path{Family: family, Nlri: nlri, Attrs: list, Withdrawal: withdraw}, nil
 }

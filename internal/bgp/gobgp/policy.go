@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strconv"
 
 	api "github.com/osrg/gobgp/v4/api"
+
+	"kbgp.io/kbgp/internal/bgp"
 )
 
 // Policy names. GoBGP assigns import and export policies globally (per-peer assignment
@@ -50,35 +53,19 @@ func (r *router) installPolicies(ctx context.Context) error {
 	return nil
 }
 
-// addExportPolicy creates the neighbor set, the two per-family prefix sets (GoBGP
-// refuses mixed families in one set) and the policy accepting them for one peer, and
-// appends the policy to the global export assignment.
-func (r *router) addExportPolicy(ctx context.Context, addr netip.Addr, export []netip.Prefix) error {
-	name := exportPrefix + addr.String()
-	sets := []*api.DefinedSet{{
+// addExportPolicy creates the peer's neighbor set and its export policy, still without
+// statements, and appends the policy to the global export assignment.
+func (r *router) addExportPolicy(ctx context.Context, addr netip.Addr) error {
+	ds := &api.DefinedSet{
 		DefinedType: api.DefinedType_DEFINED_TYPE_NEIGHBOR,
 		Name:        neighborSetName + addr.String(),
 		List:        []string{netip.PrefixFrom(addr, addr.BitLen()).String()},
-	}}
-	v4, v6 := splitFamilies(export)
-	sets = append(sets, prefixSet(prefixSetName(addr, false), v4), prefixSet(prefixSetName(addr, true), v6))
-	for _, ds := range sets {
-		if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds, Replace: true}); err != nil {
-			return fmt.Errorf("add defined set %s: %w", ds.Name, err)
-		}
 	}
-	policy := &api.Policy{Name: name}
-	for _, v6 := range []bool{false, true} {
-		policy.Statements = append(policy.Statements, &api.Statement{
-			Name: fmt.Sprintf("%s-%s", name, familyWord(v6)),
-			Conditions: &api.Conditions{
-				NeighborSet: &api.MatchSet{Type: api.MatchSet_TYPE_ANY, Name: neighborSetName + addr.String()},
-				PrefixSet:   &api.MatchSet{Type: api.MatchSet_TYPE_ANY, Name: prefixSetName(addr, v6)},
-			},
-			Actions: &api.Actions{RouteAction: api.RouteAction_ROUTE_ACTION_ACCEPT},
-		})
+	if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds, Replace: true}); err != nil {
+		return fmt.Errorf("add defined set %s: %w", ds.Name, err)
 	}
-	if err := r.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: policy}); err != nil {
+	name := exportPrefix + addr.String()
+	if err := r.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: &api.Policy{Name: name}}); err != nil {
 		return fmt.Errorf("add policy %s: %w", name, err)
 	}
 	err := r.srv.AddPolicyAssignment(ctx, &api.AddPolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
@@ -91,8 +78,8 @@ func (r *router) addExportPolicy(ctx context.Context, addr netip.Addr, export []
 	return nil
 }
 
-// deleteExportPolicy undoes addExportPolicy.
-func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr) error {
+// deleteExportPolicy undoes addExportPolicy and every statement editExport added.
+func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr, pe *peerExport) error {
 	name := exportPrefix + addr.String()
 	err := r.srv.DeletePolicyAssignment(ctx, &api.DeletePolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
 		Name: globalTable, Direction: api.PolicyDirection_POLICY_DIRECTION_EXPORT, Policies: []*api.Policy{{Name: name}},
@@ -100,14 +87,15 @@ func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr) error 
 	if err != nil {
 		return fmt.Errorf("unassign policy %s: %w", name, err)
 	}
+	// Deleting the whole policy also deletes its statements.
 	if err := r.srv.DeletePolicy(ctx, &api.DeletePolicyRequest{Policy: &api.Policy{Name: name}, All: true}); err != nil {
 		return fmt.Errorf("delete policy %s: %w", name, err)
 	}
-	for _, ds := range []*api.DefinedSet{
-		{DefinedType: api.DefinedType_DEFINED_TYPE_PREFIX, Name: prefixSetName(addr, false)},
-		{DefinedType: api.DefinedType_DEFINED_TYPE_PREFIX, Name: prefixSetName(addr, true)},
-		{DefinedType: api.DefinedType_DEFINED_TYPE_NEIGHBOR, Name: neighborSetName + addr.String()},
-	} {
+	sets := []*api.DefinedSet{{DefinedType: api.DefinedType_DEFINED_TYPE_NEIGHBOR, Name: neighborSetName + addr.String()}}
+	for _, c := range pe.cells() {
+		sets = append(sets, &api.DefinedSet{DefinedType: api.DefinedType_DEFINED_TYPE_PREFIX, Name: prefixSetName(addr, c)})
+	}
+	for _, ds := range sets {
 		if err := r.srv.DeleteDefinedSet(ctx, &api.DeleteDefinedSetRequest{DefinedSet: ds, All: true}); err != nil {
 			return fmt.Errorf("delete defined set %s: %w", ds.Name, err)
 		}
@@ -115,28 +103,105 @@ func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr) error 
 	return nil
 }
 
-// UpdatePeerExport edits the peer's prefix sets in place and then re-runs the export
-// policy for that peer only (soft reset out), which sends the new prefixes and
-// withdraws the removed ones without touching the session.
-func (r *router) UpdatePeerExport(ctx context.Context, addr netip.Addr, add, remove []netip.Prefix) error {
-	if len(add) == 0 && len(remove) == 0 {
-		return nil
-	}
-	for _, v6 := range []bool{false, true} {
-		addFam, removeFam := pick(add, v6), pick(remove, v6)
-		if len(addFam) > 0 {
-			ds := prefixSet(prefixSetName(addr, v6), addFam)
-			if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds}); err != nil {
-				return fmt.Errorf("extend prefix set %s: %w", ds.Name, err)
-			}
+// editExport applies a change of the peer's export to its policy: prefix sets grow
+// (a new attribute set gets its prefix set and statement), then shrink (an emptied
+// one loses its statement and prefix set). It sends nothing by itself.
+func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerExport, set []bgp.Path, remove []netip.Prefix) error {
+	e := pe.plan(set, remove)
+	for _, g := range e.grow {
+		ds := prefixSet(prefixSetName(addr, g.cell), g.prefixes)
+		if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds}); err != nil {
+			return fmt.Errorf("extend prefix set %s: %w", ds.Name, err)
 		}
-		if len(removeFam) > 0 {
-			ds := prefixSet(prefixSetName(addr, v6), removeFam)
-			if err := r.srv.DeleteDefinedSet(ctx, &api.DeleteDefinedSetRequest{DefinedSet: ds}); err != nil {
-				return fmt.Errorf("shrink prefix set %s: %w", ds.Name, err)
-			}
+		if !g.last {
+			continue
+		}
+		policy := &api.Policy{Name: exportPrefix + addr.String(), Statements: []*api.Statement{exportStatement(addr, g)}}
+		if err := r.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: policy}); err != nil {
+			return fmt.Errorf("add statement %s: %w", statementName(addr, g.cell), err)
 		}
 	}
+	for _, sh := range e.shrink {
+		if sh.last {
+			if err := r.deleteStatement(ctx, addr, sh.cell); err != nil {
+				return err
+			}
+			continue
+		}
+		ds := prefixSet(prefixSetName(addr, sh.cell), sh.prefixes)
+		if err := r.srv.DeleteDefinedSet(ctx, &api.DeleteDefinedSetRequest{DefinedSet: ds}); err != nil {
+			return fmt.Errorf("shrink prefix set %s: %w", ds.Name, err)
+		}
+	}
+	pe.commit(e)
+	return nil
+}
+
+// deleteStatement takes an emptied statement out of the peer's policy and deletes it
+// and its prefix set. GoBGP keeps a statement removed from a policy in its statement
+// table, so it is deleted there too.
+func (r *router) deleteStatement(ctx context.Context, addr netip.Addr, c cell) error {
+	name := statementName(addr, c)
+	policy := &api.Policy{Name: exportPrefix + addr.String(), Statements: []*api.Statement{{Name: name}}}
+	if err := r.srv.DeletePolicy(ctx, &api.DeletePolicyRequest{Policy: policy}); err != nil {
+		return fmt.Errorf("remove statement %s: %w", name, err)
+	}
+	if err := r.srv.DeleteStatement(ctx, &api.DeleteStatementRequest{Statement: &api.Statement{Name: name}, All: true}); err != nil {
+		return fmt.Errorf("delete statement %s: %w", name, err)
+	}
+	ds := &api.DefinedSet{DefinedType: api.DefinedType_DEFINED_TYPE_PREFIX, Name: prefixSetName(addr, c)}
+	if err := r.srv.DeleteDefinedSet(ctx, &api.DeleteDefinedSetRequest{DefinedSet: ds, All: true}); err != nil {
+		return fmt.Errorf("delete prefix set %s: %w", ds.Name, err)
+	}
+	return nil
+}
+
+// exportStatement accepts the peer's prefixes of one attribute set and family and sets
+// the attributes on the way out.
+func exportStatement(addr netip.Addr, g cellEdit) *api.Statement {
+	return &api.Statement{
+		Name: statementName(addr, g.cell),
+		Conditions: &api.Conditions{
+			NeighborSet: &api.MatchSet{Type: api.MatchSet_TYPE_ANY, Name: neighborSetName + addr.String()},
+			PrefixSet:   &api.MatchSet{Type: api.MatchSet_TYPE_ANY, Name: prefixSetName(addr, g.cell)},
+		},
+		Actions: exportActions(g.attrs),
+	}
+}
+
+// exportActions sets ORIGIN IGP (undoing the flip of a re-added path, see AddPaths),
+// replaces the communities and sets the local preference. GoBGP's API cannot set a
+// local preference of 0 (it reads 0 as "no action"); such a prefix goes to an iBGP peer
+// with GoBGP's default of 100.
+func exportActions(a bgp.PathAttributes) *api.Actions {
+	out := &api.Actions{
+		RouteAction:  api.RouteAction_ROUTE_ACTION_ACCEPT,
+		OriginAction: &api.OriginAction{Origin: api.OriginType_ORIGIN_TYPE_IGP},
+	}
+	if len(a.Communities) > 0 {
+		cs := make([]string, 0, len(a.Communities))
+		for _, c := range a.Communities {
+			cs = append(cs, strconv.FormatUint(uint64(c), 10))
+		}
+		out.Community = &api.CommunityAction{Type: api.CommunityAction_TYPE_REPLACE, Communities: cs}
+	}
+	if len(a.LargeCommunities) > 0 {
+		ls := make([]string, 0, len(a.LargeCommunities))
+		for _, c := range a.LargeCommunities {
+			ls = append(ls, fmt.Sprintf("%d:%d:%d", c.GlobalAdmin, c.LocalData1, c.LocalData2))
+		}
+		out.LargeCommunity = &api.CommunityAction{Type: api.CommunityAction_TYPE_REPLACE, Communities: ls}
+	}
+	if a.LocalPreference != nil {
+		out.LocalPref = &api.LocalPrefAction{Value: *a.LocalPreference}
+	}
+	return out
+}
+
+// reexport re-runs the peer's export policy on everything (soft reset out): the only
+// way GoBGP withdraws a prefix that is still originated from one peer alone. It
+// re-sends the peer's other prefixes too, so it is used only for such withdrawals.
+func (r *router) reexport(ctx context.Context, addr netip.Addr) error {
 	err := r.srv.ResetPeer(ctx, &api.ResetPeerRequest{
 		Address: addr.String(), Soft: true, Direction: api.ResetPeerRequest_DIRECTION_OUT,
 	})
@@ -146,8 +211,12 @@ func (r *router) UpdatePeerExport(ctx context.Context, addr netip.Addr, add, rem
 	return nil
 }
 
-func prefixSetName(addr netip.Addr, v6 bool) string {
-	return fmt.Sprintf("kbgp-prefixes-%s-%s", addr, familyWord(v6))
+func statementName(addr netip.Addr, c cell) string {
+	return fmt.Sprintf("%s%s-%d-%s", exportPrefix, addr, c.id, familyWord(c.v6))
+}
+
+func prefixSetName(addr netip.Addr, c cell) string {
+	return fmt.Sprintf("kbgp-prefixes-%s-%d-%s", addr, c.id, familyWord(c.v6))
 }
 
 func familyWord(v6 bool) string {
@@ -165,18 +234,4 @@ func prefixSet(name string, prefixes []netip.Prefix) *api.DefinedSet {
 		ds.Prefixes = append(ds.Prefixes, &api.Prefix{IpPrefix: p.Masked().String(), MaskLengthMin: bits, MaskLengthMax: bits})
 	}
 	return ds
-}
-
-func splitFamilies(prefixes []netip.Prefix) (v4, v6 []netip.Prefix) {
-	return pick(prefixes, false), pick(prefixes, true)
-}
-
-func pick(prefixes []netip.Prefix, v6 bool) []netip.Prefix {
-	var out []netip.Prefix
-	for _, p := range prefixes {
-		if p.Addr().Is6() == v6 {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -37,6 +37,8 @@ type Route struct {
 	Communities      []uint32
 	LargeCommunities []string
 	LocalPref        uint32
+	// Origin is the ORIGIN attribute: 0 IGP, 1 EGP, 2 INCOMPLETE.
+	Origin uint8
 }
 
 // Start runs a speaker with ASN asn and router ID addr, listening on addr at a free
@@ -187,6 +189,8 @@ func toRoute(pfx netip.Prefix, path *apiutil.Path) Route {
 			}
 		case *gobgppacket.PathAttributeLocalPref:
 			r.LocalPref = v.Value
+		case *gobgppacket.PathAttributeOrigin:
+			r.Origin = v.Value
 		}
 	}
 	return r
