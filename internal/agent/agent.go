@@ -95,6 +95,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		speakers: speakers, status: writer, logger: o.Logger,
 		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
+		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
 	}
 	if err := r.setup(mgr); err != nil {
 		return err

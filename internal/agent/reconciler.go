@@ -32,6 +32,7 @@ type reconciler struct {
 	logger    *slog.Logger
 	nodes     *nodeGetter
 	routerIDs *routerIDs
+	vrfs      *vrfDevices
 	// previous is the last desired state, which intent.Build keeps for peers whose
 	// objects went missing (the last good configuration keeps running).
 	previous bgp.Desired
@@ -75,6 +76,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	now := time.Now()
 	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
 	in.RouterIDs = ids(decisions)
+	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
 	in.Previous = r.previous
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
@@ -86,17 +88,23 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	return reconcile.Result{RequeueAfter: r.requeueAfter(node, now)}, nil
 }
 
-// requeueAfter is when the agent looks at its Node again without being asked: while a
-// router ID waits for it (backoff), or while it has no pod CIDRs yet (they are
-// assigned once, some time after the Node registers).
+// requeueAfter is when the agent reconciles again without being asked: while a router
+// ID waits for the Node (backoff), while a peer's VRF device is missing, or while the
+// Node has no pod CIDRs yet (they are assigned once, some time after the Node
+// registers). The soonest of these wins.
 func (r *reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
-	if d := r.routerIDs.retryAfter(now); d > 0 {
-		return d
+	var after time.Duration
+	soonest := func(d time.Duration) {
+		if d > 0 && (after == 0 || d < after) {
+			after = d
+		}
 	}
+	soonest(r.routerIDs.retryAfter(now))
+	soonest(r.vrfs.retryAfter())
 	if node == nil || len(node.Spec.PodCIDRs) == 0 {
-		return nodeCacheTTL
+		soonest(nodeCacheTTL)
 	}
-	return 0
+	return after
 }
 
 // fetch reads what intent.Build needs from the cache. Only the referenced peer

@@ -25,6 +25,9 @@ type Input struct {
 	// Service (namespace/name), for externalTrafficPolicy Local.
 	Services       []corev1.Service
 	EndpointSlices map[types.NamespacedName][]discoveryv1.EndpointSlice
+	// MissingVRFs are the VRF devices the node config names that do not exist on the
+	// node (the agent looks them up); their peers are not started.
+	MissingVRFs map[string]struct{}
 	// RouterIDs are the decided router IDs by local ASN (see DecideRouterIDs); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
@@ -78,6 +81,10 @@ type instanceBuilder struct {
 
 func (b instanceBuilder) build() {
 	for _, np := range b.inst.Peers {
+		if _, missing := b.in.MissingVRFs[np.VRF]; missing && np.VRF != "" {
+			b.out.Failed = append(b.out.Failed, missingVRF(np.VRF))
+			continue
+		}
 		key := bgp.InstanceKey{LocalASN: uint32(b.inst.LocalASN), VRF: np.VRF}
 		di := b.speaker(key)
 		peer, ads, problems := buildPeer(b.in, b.inst, np)
@@ -96,13 +103,14 @@ func (b instanceBuilder) build() {
 	}
 }
 
-// speaker returns the (possibly new) desired speaker for key.
+// speaker returns the (possibly new) desired speaker for key. Every speaker of the
+// instance, whatever its VRF, has the instance's router ID.
 func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 	if di, ok := b.out.Desired.Instances[key]; ok {
 		return di
 	}
 	g := bgp.Global{ASN: key.LocalASN, RouterID: b.routerID, BindDevice: key.VRF}
-	if b.inst.LocalPort != nil {
+	if b.inst.LocalPort != nil && vrfListens(b.inst, key.VRF) {
 		g.ListenPort = uint16(*b.inst.LocalPort)
 	}
 	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}

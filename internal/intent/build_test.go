@@ -224,28 +224,6 @@ func TestBuildPeers(t *testing.T) {
 	}
 }
 
-func TestBuildVRFPeersGetTheirOwnSpeaker(t *testing.T) {
-	red := nodePeer("tor-red", "10.1.1.1", 65002, "")
-	red.VRF = "red"
-	nc := nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, ""), red)
-	nc.Spec.BGPInstances[0].LocalPort = ptr.To[int32](179)
-	got := build(Input{NodeConfig: nc, Node: node()}).Desired
-
-	redPeer := defaultPeer("tor-red", "10.1.1.1", 65002)
-	redPeer.BindDevice = "red"
-	g := global("10.0.0.10")
-	g.ListenPort = 179
-	gRed := g
-	gRed.BindDevice = "red"
-	want := bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
-		key:                           {Global: g, Peers: map[string]bgp.DesiredPeer{"tor": desiredPeer(defaultPeer("tor", "10.1.1.1", 65002))}},
-		{LocalASN: 65001, VRF: "red"}: {Global: gRed, Peers: map[string]bgp.DesiredPeer{"tor-red": desiredPeer(redPeer)}},
-	}}
-	if diff := cmp.Diff(want, got, cmpOpts...); diff != "" {
-		t.Errorf("desired (-want +got):\n%s", diff)
-	}
-}
-
 func TestBuildWithoutRouterIDStartsNothing(t *testing.T) {
 	in := Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "")), Node: node()}
 	if got := Build(in).Desired.Instances; len(got) != 0 {

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -65,14 +66,20 @@ func Build(in Input) kbgpv1.BGPNodeConfigStatus {
 	nc := in.NodeConfig
 	out := kbgpv1.BGPNodeConfigStatus{ObservedGeneration: nc.Generation}
 	out.FailedResources = slices.Clone(in.Build.Failed)
-	for ref, err := range in.PeerErrors {
+	// Peer errors become one entry for the node config; they are taken in a fixed order so
+	// that the joined message does not change from one build to the next, and each names
+	// its instance and VRF, since a peer name is unique only inside one instance.
+	refs := slices.SortedFunc(maps.Keys(in.PeerErrors), func(a, b manager.PeerRef) int {
+		return cmp.Or(a.Instance.Compare(b.Instance), strings.Compare(a.Name, b.Name))
+	})
+	for _, ref := range refs {
 		out.FailedResources = append(out.FailedResources, kbgpv1.FailedResource{
-			Kind: "BGPNodeConfig", Name: nc.Name, Message: fmt.Sprintf("peer %s: %v", ref.Name, err),
+			Kind: "BGPNodeConfig", Name: nc.Name, Message: fmt.Sprintf("peer %s of instance %s: %v", ref.Name, ref.Instance, in.PeerErrors[ref]),
 		})
 	}
 	// Keep the operator's entries: it owns them, and the writer's apply would not remove
 	// them anyway, but the content compared must match what is stored.
-	slices.SortFunc(out.FailedResources, func(a, b kbgpv1.FailedResource) int {
+	slices.SortStableFunc(out.FailedResources, func(a, b kbgpv1.FailedResource) int {
 		return strings.Compare(a.Kind+"/"+a.Name, b.Kind+"/"+b.Name)
 	})
 	out.FailedResources = mergeSameKey(out.FailedResources)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -183,5 +184,23 @@ func TestBuildKeepsTransitionTimes(t *testing.T) {
 	}
 	if !meta.IsStatusConditionTrue(again.Conditions, ConditionReady) {
 		t.Fatal("not Ready")
+	}
+}
+
+// TestBuildNamesPeerErrorsByInstanceAndVRF: two peers named alike in two VRFs that the
+// speakers refused make one entry that tells them apart, in the same words at every
+// build (a changing message would be a status write each time).
+func TestBuildNamesPeerErrorsByInstanceAndVRF(t *testing.T) {
+	in := Input{NodeConfig: nodeConfig("tor-a"), PeerErrors: map[manager.PeerRef]error{
+		{Instance: bgp.InstanceKey{LocalASN: 65001, VRF: "blue"}, Name: "tor-a"}: errors.New("bind: no such device"),
+		{Instance: bgp.InstanceKey{LocalASN: 65001, VRF: "red"}, Name: "tor-a"}:  errors.New("connection refused"),
+		{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: "tor-a"}:              errors.New("timeout"),
+	}}
+	want := []kbgpv1.FailedResource{{Kind: "BGPNodeConfig", Name: "worker-1", Message: "peer tor-a of instance 65001: timeout; " +
+		"peer tor-a of instance 65001/blue: bind: no such device; peer tor-a of instance 65001/red: connection refused"}}
+	for range 20 {
+		if diff := cmp.Diff(want, Build(in).FailedResources); diff != "" {
+			t.Fatalf("failedResources (-want +got):\n%s", diff)
+		}
 	}
 }
