@@ -32,8 +32,7 @@ func TestSameAddressInTwoVRFsIsTwoPeersEverywhere(t *testing.T) {
 		p := bgp.Peer{Name: name, Address: addr, ASN: 65077, Port: 179, BindDevice: key.VRF, Families: []bgp.Family{bgp.FamilyIPv4Unicast}}
 		return bgp.DesiredInstance{
 			Global: bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.99.0.1"), BindDevice: key.VRF},
-			Peers:  map[string]bgp.DesiredPeer{name: {Peer: p, Export: map[netip.Prefix]struct{}{pfx: {}}}},
-			Paths:  map[netip.Prefix]bgp.PathAttributes{pfx: {}},
+			Peers:  map[string]bgp.DesiredPeer{name: {Peer: p, Export: map[netip.Prefix]bgp.PathAttributes{pfx: {}}}},
 		}
 	}
 	routers := &bgpfake.Factory{}

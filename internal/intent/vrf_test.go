@@ -47,18 +47,15 @@ func TestBuildVRFSpeakers(t *testing.T) {
 	speaker := func(vrf string, listen uint16, peers ...bgp.DesiredPeer) bgp.DesiredInstance {
 		di := bgp.DesiredInstance{
 			Global: bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.10"), ListenPort: listen, BindDevice: vrf},
-			Peers:  map[string]bgp.DesiredPeer{}, Paths: map[netip.Prefix]bgp.PathAttributes{},
+			Peers:  map[string]bgp.DesiredPeer{},
 		}
 		for _, p := range peers {
 			di.Peers[p.Name] = p
-			for pfx := range p.Export {
-				di.Paths[pfx] = bgp.PathAttributes{}
-			}
 		}
 		return di
 	}
-	red := desiredPeer(peer("red", "vrfa", bgp.FamilyIPv4Unicast), v4.String())
-	blue := desiredPeer(peer("blue", "vrfb", bgp.FamilyIPv6Unicast), v6.String())
+	red := desiredPeer(peer("red", "vrfa", bgp.FamilyIPv4Unicast), bgp.Path{Prefix: v4})
+	blue := desiredPeer(peer("blue", "vrfb", bgp.FamilyIPv6Unicast), bgp.Path{Prefix: v6})
 	tor := desiredPeer(peer("tor", "", bgp.FamilyIPv4Unicast))
 	redKey, blueKey := bgp.InstanceKey{LocalASN: 65001, VRF: "vrfa"}, bgp.InstanceKey{LocalASN: 65001, VRF: "vrfb"}
 	ghostKey := bgp.InstanceKey{LocalASN: 65001, VRF: "vrfc"}
@@ -89,7 +86,7 @@ func TestBuildVRFSpeakers(t *testing.T) {
 		name:       "a VRF device that went away: its peer stops instead of keeping its last configuration",
 		peers:      []kbgpv1.BGPNodePeer{vrfPeer("red", "10.77.0.2", 65077, "vrfa"), vrfPeer("ghost", "10.77.0.2", 65077, "vrfc")},
 		missing:    []string{"vrfc"},
-		previous:   map[bgp.InstanceKey]bgp.DesiredInstance{ghostKey: speaker("vrfc", 179, desiredPeer(peer("ghost", "vrfc", bgp.FamilyIPv4Unicast), v4.String()))},
+		previous:   map[bgp.InstanceKey]bgp.DesiredInstance{ghostKey: speaker("vrfc", 179, desiredPeer(peer("ghost", "vrfc", bgp.FamilyIPv4Unicast), bgp.Path{Prefix: v4}))},
 		want:       map[bgp.InstanceKey]bgp.DesiredInstance{redKey: speaker("vrfa", 179, red)},
 		wantFailed: []kbgpv1.FailedResource{missingVRF("vrfc")},
 	}, {
