@@ -35,3 +35,13 @@ func (d DesiredInstance) Originated() map[netip.Prefix]struct{} {
 	}
 	return out
 }
+
+// ExportChange is a change to one peer's export, as a Service event produces it: Set
+// are prefixes the peer is now sent, or sent with other attributes; Remove are
+// prefixes it is no longer sent.
+type ExportChange struct {
+	Instance InstanceKey
+	Peer     string
+	Set      []Path
+	Remove   []netip.Prefix
+}

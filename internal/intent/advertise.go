@@ -18,21 +18,12 @@ type familyAdvertisements struct {
 	selector *kbgpv1.LabelSelector
 }
 
-// advertisedPaths returns the prefixes the peer's families select — the node's pod
-// CIDRs and the addresses of selected Services — each once, with the union of the
-// communities and the highest local preference of every advertisement that selects
-// it. Local preference is kept for iBGP peers only.
-func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
+// peerAdvertisements splits what the peer's families select into the node's pod CIDR
+// paths and the Service rules that each Service is matched against (see ExportIndex).
+// Local preference is kept for iBGP peers only.
+func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods []bgp.Path, rules []serviceRule) {
 	if in.Node == nil {
-		return nil
-	}
-	byPrefix := map[netip.Prefix]bgp.PathAttributes{}
-	var order []netip.Prefix
-	add := func(p netip.Prefix, attrs bgp.PathAttributes) {
-		if _, seen := byPrefix[p]; !seen {
-			order = append(order, p)
-		}
-		byPrefix[p] = mergeAttributes(byPrefix[p], attrs)
+		return nil, nil
 	}
 	for _, fa := range fams {
 		sel, ok := selector(fa.selector)
@@ -45,24 +36,37 @@ func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Pat
 			}
 			for _, a := range adv.Spec.Advertisements {
 				attrs := attributes(a.Attributes, ibgp)
-				var prefixes []netip.Prefix
 				switch a.AdvertisementType {
 				case kbgpv1.AdvertisementPodCIDR:
-					prefixes = podCIDRs(in.Node, fa.family)
+					for _, p := range podCIDRs(in.Node, fa.family) {
+						pods = append(pods, bgp.Path{Prefix: p, Attributes: attrs})
+					}
 				case kbgpv1.AdvertisementService:
-					prefixes = serviceHostRoutes(in, a, fa.family)
-				}
-				for _, p := range prefixes {
-					add(p, attrs)
+					if r, ok := newServiceRule(a, fa.family, attrs); ok {
+						rules = append(rules, r)
+					}
 				}
 			}
 		}
 	}
-	out := make([]bgp.Path, 0, len(order))
-	for _, p := range order {
-		out = append(out, bgp.Path{Prefix: p, Attributes: byPrefix[p]})
+	return pods, rules
+}
+
+// newServiceRule compiles a Service entry; one without addresses or with a selector
+// that does not compile (the schema prevents both) selects nothing.
+func newServiceRule(a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttributes) (serviceRule, bool) {
+	if a.Service == nil {
+		return serviceRule{}, false
 	}
-	return out
+	sel := labels.Everything()
+	if a.Selector != nil {
+		s, ok := selector(a.Selector)
+		if !ok {
+			return serviceRule{}, false
+		}
+		sel = s
+	}
+	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs}, true
 }
 
 // selector converts a peer family's selector; nil selects nothing.

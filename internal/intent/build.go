@@ -41,6 +41,9 @@ type Result struct {
 	Desired bgp.Desired
 	// Failed lists the resources that could not be applied, and why.
 	Failed []kbgpv1.FailedResource
+	// Exports holds the built peers' exports per source, for the Service events that
+	// follow (nil when there is no node config).
+	Exports *ExportIndex
 }
 
 // Build computes the desired state of one node.
@@ -49,6 +52,7 @@ func Build(in Input) Result {
 	if in.NodeConfig == nil {
 		return res
 	}
+	res.Exports = newExportIndex(in.NodeConfig.Name)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {
 		rid, ok := in.RouterIDs[inst.LocalASN]
 		if !ok {
@@ -57,6 +61,17 @@ func Build(in Input) Result {
 		}
 		b := instanceBuilder{in: in, inst: inst, routerID: rid, out: &res}
 		b.build()
+	}
+	for i := range in.Services {
+		svc := &in.Services[i]
+		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
+		res.Exports.SetService(key, svc, in.EndpointSlices[key])
+	}
+	for p := range res.Exports.rules {
+		di := res.Desired.Instances[p.instance]
+		dp := di.Peers[p.name]
+		dp.Export = res.Exports.export(p)
+		di.Peers[p.name] = dp
 	}
 	res.Failed = dedupe(res.Failed)
 	return res
@@ -95,11 +110,10 @@ func (b instanceBuilder) build() {
 			}
 			continue
 		}
-		export := map[netip.Prefix]bgp.PathAttributes{}
-		for _, a := range advertisedPaths(b.in, ads, peer.ASN == uint32(b.inst.LocalASN)) {
-			export[a.Prefix] = a.Attributes
-		}
-		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer, Export: export}
+		// The export is filled in from the ExportIndex once every Service is in it.
+		pods, rules := peerAdvertisements(b.in, ads, peer.ASN == uint32(b.inst.LocalASN))
+		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
+		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer}
 	}
 }
 

@@ -22,34 +22,17 @@ const (
 // LoadBalancerClass is the loadBalancerClass kbgp announces besides an unset one.
 const LoadBalancerClass = "kbgp.io/bgp"
 
-// serviceHostRoutes returns the /32 and /128 host routes of the family for every
-// Service the advertisement selects, of the address kinds it names.
-func serviceHostRoutes(in Input, a kbgpv1.Advertisement, fam bgp.Family) []netip.Prefix {
-	if a.Service == nil {
-		return nil
-	}
-	sel := labels.Everything()
-	if a.Selector != nil {
-		s, ok := selector(a.Selector)
-		if !ok {
-			return nil
-		}
-		sel = s
-	}
+// serviceHostRoutes returns the /32 and /128 host routes of the family for the
+// Service's addresses of the kinds the advertisement entry names. local says whether
+// the Service has a ready endpoint on this node (for externalTrafficPolicy Local).
+func serviceHostRoutes(svc *corev1.Service, a kbgpv1.Advertisement, fam bgp.Family, local bool) []netip.Prefix {
 	var out []netip.Prefix
-	for i := range in.Services {
-		svc := &in.Services[i]
-		if !sel.Matches(serviceLabels(svc)) {
+	for _, kind := range a.Service.Addresses {
+		if externalLocal(svc, kind) && !local {
 			continue
 		}
-		for _, kind := range a.Service.Addresses {
-			for _, addr := range serviceAddresses(svc, kind) {
-				if addr.Is6() != (fam == bgp.FamilyIPv6Unicast) {
-					continue
-				}
-				if externalLocal(svc, kind) && !hasLocalEndpoint(in, svc) {
-					continue
-				}
+		for _, addr := range serviceAddresses(svc, kind) {
+			if addr.Is6() == (fam == bgp.FamilyIPv6Unicast) {
 				out = append(out, netip.PrefixFrom(addr, addr.BitLen()))
 			}
 		}
@@ -105,12 +88,12 @@ func externalLocal(svc *corev1.Service, kind kbgpv1.ServiceAddressType) bool {
 	return kind != kbgpv1.ServiceClusterIP && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
-// hasLocalEndpoint reports whether one of the Service's endpoints on this node is
-// ready. An endpoint without a ready condition counts as ready (the API's rule).
-func hasLocalEndpoint(in Input, svc *corev1.Service) bool {
-	for _, slice := range in.EndpointSlices[types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}] {
+// hasLocalEndpoint reports whether one of the endpoints on node is ready. An endpoint
+// without a ready condition counts as ready (the API's rule).
+func hasLocalEndpoint(slices []discoveryv1.EndpointSlice, node string) bool {
+	for _, slice := range slices {
 		for _, ep := range slice.Endpoints {
-			if ep.NodeName == nil || *ep.NodeName != in.Node.Name {
+			if ep.NodeName == nil || *ep.NodeName != node {
 				continue
 			}
 			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {

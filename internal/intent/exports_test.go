@@ -1,0 +1,195 @@
+package intent
+
+import (
+	"maps"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// advertisedPaths is what one peer with families fams is sent, through an ExportIndex
+// as Build uses it, sorted by prefix.
+func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
+	x := newExportIndex(in.Node.Name)
+	p := peerKey{name: "peer"}
+	pods, rules := peerAdvertisements(in, fams, ibgp)
+	x.addPeer(p, pods, rules)
+	for i := range in.Services {
+		svc := &in.Services[i]
+		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
+		x.SetService(key, svc, in.EndpointSlices[key])
+	}
+	return sortedPaths(x.export(p))
+}
+
+func sortedPaths(export map[netip.Prefix]bgp.PathAttributes) []bgp.Path {
+	var out []bgp.Path
+	for _, p := range slices.SortedFunc(maps.Keys(export), comparePrefix) {
+		out = append(out, bgp.Path{Prefix: p, Attributes: export[p]})
+	}
+	return out
+}
+
+// TestSetServiceReturnsTheDifference follows one Service through its life with two
+// peers that select it differently: only what changed comes back, per peer.
+func TestSetServiceReturnsTheDifference(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{
+		serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP),
+	}}
+	x := newExportIndex("worker-1")
+	a, b := peerKey{name: "a"}, peerKey{name: "b"}
+	_, rulesA := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x.addPeer(a, nil, rulesA)
+	x.addPeer(b, nil, nil) // selects nothing
+	c1 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
+	key := types.NamespacedName{Namespace: "shop", Name: "web"}
+	web := lbService("web", nil, "203.0.113.10")
+
+	steps := []struct {
+		name string
+		svc  *corev1.Service
+		want []bgp.ExportChange
+	}{
+		{"created: peer a gets it, b nothing", &web,
+			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}}}}},
+		{"unchanged: nothing", &web, nil},
+		{"IP changed: one set, one remove", ptr.To(lbService("web", nil, "203.0.113.20")),
+			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.20"), Attributes: c1}}, Remove: []netip.Prefix{host("203.0.113.10")}}}},
+		{"deleted: withdrawn", nil,
+			[]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.20")}}}},
+	}
+	for _, s := range steps {
+		if diff := cmp.Diff(s.want, x.SetService(key, s.svc, nil), cmpOpts...); diff != "" {
+			t.Errorf("%s: changes (-want +got):\n%s", s.name, diff)
+		}
+	}
+	if len(x.services) != 0 || len(x.contributors[a]) != 0 {
+		t.Errorf("index keeps state of a deleted Service: %v %v", x.services, x.contributors[a])
+	}
+}
+
+// TestSharedPrefixKeepsTheOtherSource: two Services with one address; removing one
+// changes the attributes to the other's, and withdraws only when both are gone.
+func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{
+		serviceAd("front", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"tier": "front"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
+		serviceAd("all", nil, "65001:2", kbgpv1.ServiceLoadBalancerIP),
+	}}
+	x := newExportIndex("worker-1")
+	p := peerKey{name: "a"}
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x.addPeer(p, nil, rules)
+	front := lbService("front", map[string]string{"tier": "front"}, "203.0.113.10")
+	back := lbService("back", nil, "203.0.113.10")
+	kf, kb := types.NamespacedName{Namespace: "shop", Name: "front"}, types.NamespacedName{Namespace: "shop", Name: "back"}
+	both := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1, 65001<<16 | 2}}
+	only2 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 2}}
+
+	x.SetService(kf, &front, nil)
+	if got := x.SetService(kb, &back, nil); len(got) != 0 {
+		t.Errorf("a second source adding nothing new changed the export: %v", got)
+	}
+	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: only2}}}},
+		x.SetService(kf, nil, nil), cmpOpts...); diff != "" {
+		t.Errorf("front deleted (-want +got):\n%s", diff)
+	}
+	x.SetService(kf, &front, nil)
+	if got := x.export(p)[host("203.0.113.10")]; !cmp.Equal(got, both, cmpOpts...) {
+		t.Errorf("both sources: %v, want %v", got, both)
+	}
+	x.SetService(kf, nil, nil)
+	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.10")}}},
+		x.SetService(kb, nil, nil), cmpOpts...); diff != "" {
+		t.Errorf("last source deleted (-want +got):\n%s", diff)
+	}
+}
+
+// TestIncrementalEqualsFullBuild applies random Service and EndpointSlice changes one
+// at a time and checks, after each, that the exports the changes add up to are exactly
+// what a Build from scratch computes.
+func TestIncrementalEqualsFullBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{
+		serviceAd("front", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"tier": "front"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
+		serviceAd("all", nil, "65001:2", kbgpv1.ServiceLoadBalancerIP, kbgpv1.ServiceExternalIP),
+		podAdvertisement("pods", map[string]string{"advertise": "bgp"}, nil),
+	}}
+	fams := map[string][]familyAdvertisements{
+		"dual": {{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}},
+		"v4":   {{bgp.FamilyIPv4Unicast, sel}},
+		"none": nil,
+	}
+	build := func(svcs map[types.NamespacedName]corev1.Service, eps map[types.NamespacedName][]discoveryv1.EndpointSlice) *ExportIndex {
+		x := newExportIndex("worker-1")
+		for name, f := range fams {
+			pods, rules := peerAdvertisements(in, f, false)
+			x.addPeer(peerKey{name: name}, pods, rules)
+		}
+		for k, s := range svcs {
+			x.SetService(k, &s, eps[k])
+		}
+		return x
+	}
+	svcs := map[types.NamespacedName]corev1.Service{}
+	eps := map[types.NamespacedName][]discoveryv1.EndpointSlice{}
+	incremental := build(nil, nil)
+	applied := map[string]map[netip.Prefix]bgp.PathAttributes{}
+	for name := range fams {
+		applied[name] = incremental.export(peerKey{name: name})
+	}
+	ips := []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "2001:db8::1", "2001:db8::2"}
+	for step := range 300 {
+		name := []string{"s1", "s2", "s3", "s4"}[rng.IntN(4)]
+		key := types.NamespacedName{Namespace: "shop", Name: name}
+		var svc *corev1.Service
+		switch rng.IntN(4) {
+		case 0:
+			delete(svcs, key)
+		case 1:
+			eps[key] = []discoveryv1.EndpointSlice{slice(name, []string{"worker-1", "worker-2"}[rng.IntN(2)], ptr.To(rng.IntN(2) == 0))}
+			if s, ok := svcs[key]; ok {
+				svc = &s
+			}
+		default:
+			lbls := map[string]string{}
+			if rng.IntN(2) == 0 {
+				lbls["tier"] = "front"
+			}
+			s := lbService(name, lbls, ips[rng.IntN(len(ips))])
+			s.Spec.ExternalIPs = []string{ips[rng.IntN(len(ips))]}
+			if rng.IntN(2) == 0 {
+				s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+			}
+			svcs[key] = s
+			svc = &s
+		}
+		for _, ch := range incremental.SetService(key, svc, eps[key]) {
+			for _, p := range ch.Set {
+				applied[ch.Peer][p.Prefix] = p.Attributes
+			}
+			for _, p := range ch.Remove {
+				delete(applied[ch.Peer], p)
+			}
+		}
+		full := build(svcs, eps)
+		for name := range fams {
+			want := full.export(peerKey{name: name})
+			if diff := cmp.Diff(sortedPaths(want), sortedPaths(applied[name]), cmpOpts...); diff != "" {
+				t.Fatalf("step %d, peer %s: incremental exports differ from a full build (-full +incremental):\n%s", step, name, diff)
+			}
+		}
+	}
+}
