@@ -69,8 +69,10 @@ type Router struct {
 	peers      map[netip.Addr]*peer
 	originated map[netip.Prefix]struct{}
 	sessions   map[netip.Addr]int
-	stopped    bool
-	graceful   bool
+	// added and deleted record the prefixes of each AddPaths and DeletePaths call.
+	added, deleted [][]netip.Prefix
+	stopped        bool
+	graceful       bool
 }
 
 type peer struct {
@@ -138,6 +140,7 @@ func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
 func (r *Router) AddPaths(_ context.Context, prefixes []netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.added = append(r.added, slices.Clone(prefixes))
 	for _, pfx := range prefixes {
 		r.originated[pfx] = struct{}{}
 		for _, p := range r.peers {
@@ -153,6 +156,7 @@ func (r *Router) AddPaths(_ context.Context, prefixes []netip.Prefix) error {
 func (r *Router) DeletePaths(_ context.Context, prefixes []netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.deleted = append(r.deleted, slices.Clone(prefixes))
 	for _, pfx := range prefixes {
 		delete(r.originated, pfx)
 		for _, p := range r.peers {
@@ -261,6 +265,16 @@ func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
 	}
 	slices.SortFunc(out, func(a, b bgp.Path) int { return a.Prefix.Addr().Compare(b.Prefix.Addr()) })
 	return out
+}
+
+// PathCalls returns the prefixes of every AddPaths and DeletePaths call so far, one
+// slice per call, and forgets them: tests check that changes are batched and minimal.
+func (r *Router) PathCalls() (added, deleted [][]netip.Prefix) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	added, deleted = r.added, r.deleted
+	r.added, r.deleted = nil, nil
+	return added, deleted
 }
 
 // Stopped reports whether Stop was called, and whether it was a graceful restart.
