@@ -36,14 +36,32 @@ type reconciler struct {
 	// previous is the last desired state, which intent.Build keeps for peers whose
 	// objects went missing (the last good configuration keeps running).
 	previous bgp.Desired
+	// exports is the per-Service index of the last full build, which Service events
+	// update; exportsStale is set when applying such an update failed.
+	exports      *intent.ExportIndex
+	exportsStale bool
 }
 
-// setup registers the controller. Every watched kind maps to the one key, so a burst
-// of events is one reconcile. The Node is not watched (the agent may only get it): it
-// is read by nodeGetter.
+// setup registers the controller. Configuration kinds map to the node's key, so a
+// burst of them is one full reconcile; Services and EndpointSlices map to their
+// Service's key, reconciled on their own at the cost of that Service (O(change)). The
+// Node is not watched (the agent may only get it): it is read by nodeGetter.
 func (r *reconciler) setup(mgr ctrl.Manager) error {
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
+	if err != nil {
+		return fmt.Errorf("index EndpointSlices by Service: %w", err)
+	}
 	toNode := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
+	})
+	toService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
+	})
+	sliceToService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
+			return []reconcile.Request{serviceRequest(svc)}
+		}
+		return nil
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("bgpnodeconfig-agent").
@@ -51,20 +69,28 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&corev1.Secret{}, toNode).
-		Watches(&corev1.Service{}, toNode).
-		Watches(&discoveryv1.EndpointSlice{}, toNode).
+		Watches(&corev1.Service{}, toService).
+		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
 		Complete(metrics.Instrument(r))
 }
 
-// Reconcile is fetch → router IDs → intent.Build → manager.Apply → status. A missing
-// BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
-func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+// Reconcile handles one Service (see reconcileService) or the whole node.
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if isServiceRequest(req) {
+		return r.reconcileService(ctx, req.NamespacedName)
+	}
+	return r.reconcileAll(ctx)
+}
+
+// reconcileAll is fetch → router IDs → intent.Build → manager.Apply → status. A
+// missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
+func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
 	in, err := r.fetch(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if in.NodeConfig == nil {
-		r.previous = bgp.Desired{}
+		r.previous, r.exports = bgp.Desired{}, nil
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
@@ -80,8 +106,11 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	in.Previous = r.previous
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
-	r.previous = res.Desired
-	r.status.Update(in.NodeConfig, res, decisions, applyErr)
+	// Even after a failed Apply the index is good to build on: the manager's books say
+	// what did run, ApplyExports skips peers that are not running, and the returned
+	// error retries the whole apply.
+	r.previous, r.exports, r.exportsStale = res.Desired, res.Exports, false
+	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)
 	}
@@ -140,15 +169,17 @@ func (r *reconciler) fetch(ctx context.Context) (intent.Input, error) {
 }
 
 // fetchServices reads every Service and its EndpointSlices from the cache: which of
-// them an advertisement selects is intent.Build's business.
+// them an advertisement selects is intent.Build's business. They are the cache's own
+// objects, not copies (Build only reads them): a full build with 100k Services must
+// not copy them all.
 func (r *reconciler) fetchServices(ctx context.Context, in *intent.Input) error {
 	svcs := &corev1.ServiceList{}
-	if err := r.client.List(ctx, svcs); err != nil {
+	if err := r.client.List(ctx, svcs, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list Services: %w", err)
 	}
 	in.Services = svcs.Items
 	epSlices := &discoveryv1.EndpointSliceList{}
-	if err := r.client.List(ctx, epSlices); err != nil {
+	if err := r.client.List(ctx, epSlices, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list EndpointSlices: %w", err)
 	}
 	in.EndpointSlices = map[types.NamespacedName][]discoveryv1.EndpointSlice{}

@@ -1,0 +1,128 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/bgpfake"
+)
+
+const svcNamespace = "svc-hot-path"
+
+// externalService is a Service whose external IP the test advertises; local makes it
+// externalTrafficPolicy Local.
+func externalService(name, ip string, local bool) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: svcNamespace, Name: name},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ExternalIPs: []string{ip},
+			Ports: []corev1.ServicePort{{Port: 80}}},
+	}
+	if local {
+		svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+		svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	}
+	return svc
+}
+
+func hostRoute(ip string) netip.Prefix { return netip.PrefixFrom(netip.MustParseAddr(ip), 32) }
+
+// pathCallsSettle waits until the speaker advertises want prefixes to addrA, then
+// returns the AddPaths and DeletePaths calls made since the last call.
+func pathCallsSettle(t *testing.T, r *bgpfake.Router, want int) (added, deleted [][]netip.Prefix) {
+	t.Helper()
+	eventually(t, 30*time.Second, fmt.Sprintf("%d prefixes advertised", want), func() bool { return len(r.Advertised(addrA)) == want })
+	time.Sleep(300 * time.Millisecond) // let any further (wrong) call happen
+	return r.PathCalls()
+}
+
+// TestServiceEventsApplyOnlyTheirDifference: with many Services advertised, one
+// Service event reaches the speaker as one batch holding only that Service's
+// prefixes — created, moved to another IP, held back by externalTrafficPolicy Local
+// until an EndpointSlice puts a ready endpoint on this node, deleted — and never
+// resets the session.
+func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
+	const node, existing = "hot-path-node", 200
+	ensureNamespace(t)
+	ctx := context.Background()
+	if err := server.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: svcNamespace}}); err != nil {
+		t.Fatal(err)
+	}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "hot-path"}}
+	pc := peerConfig("hot-path", 1179, "")
+	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}
+	create(t, testNode(node), pc,
+		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "hot-path", Labels: map[string]string{"advertise": "hot-path"}},
+			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}}}}}})
+	for i := range existing {
+		create(t, externalService(fmt.Sprintf("bulk-%d", i), fmt.Sprintf("100.64.%d.%d", i/250, i%250+1), false))
+	}
+	create(t, nodeConfig(node, peer("tor", addrA, 65010, "hot-path")))
+	routers, _ := startAgent(t, server.Config, node)
+	r := speaker(t, routers)
+	pathCallsSettle(t, r, existing)
+
+	web := externalService("web", "100.64.9.1", false)
+	create(t, web)
+	added, deleted := pathCallsSettle(t, r, existing+1)
+	if len(added) != 1 || len(added[0]) != 1 || added[0][0] != hostRoute("100.64.9.1") || len(deleted) != 0 {
+		t.Errorf("Service created: AddPaths %v, DeletePaths %v; want one AddPaths of 100.64.9.1/32 alone", added, deleted)
+	}
+
+	web.Spec.ExternalIPs = []string{"100.64.9.2"}
+	if err := server.Client.Update(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "moved to 100.64.9.2", func() bool {
+		ads := r.Advertised(addrA)
+		return len(ads) == existing+1 && !containsPrefix(ads, hostRoute("100.64.9.1")) && containsPrefix(ads, hostRoute("100.64.9.2"))
+	})
+	added, deleted = pathCallsSettle(t, r, existing+1)
+	if fmt.Sprint(added) != "[[100.64.9.2/32]]" || fmt.Sprint(deleted) != "[[100.64.9.1/32]]" {
+		t.Errorf("Service IP changed: AddPaths %v, DeletePaths %v; want the new IP added and the old one deleted, alone", added, deleted)
+	}
+
+	local := externalService("local", "100.64.9.3", true)
+	create(t, local)
+	if added, deleted := pathCallsSettle(t, r, existing+1); len(added)+len(deleted) != 0 {
+		t.Errorf("eTP=Local without endpoints: AddPaths %v, DeletePaths %v; want none", added, deleted)
+	}
+	create(t, &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: svcNamespace, Name: "local-1", Labels: map[string]string{discoveryv1.LabelServiceName: "local"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.7"}, NodeName: ptr.To(node),
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+	})
+	if added, _ := pathCallsSettle(t, r, existing+2); fmt.Sprint(added) != "[[100.64.9.3/32]]" {
+		t.Errorf("ready endpoint on this node: AddPaths %v, want 100.64.9.3/32 alone", added)
+	}
+
+	if err := server.Client.Delete(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	if added, deleted := pathCallsSettle(t, r, existing+1); len(added) != 0 || fmt.Sprint(deleted) != "[[100.64.9.2/32]]" {
+		t.Errorf("Service deleted: AddPaths %v, DeletePaths %v; want 100.64.9.2/32 deleted alone", added, deleted)
+	}
+	if got := r.Sessions(addrA); got != 1 {
+		t.Errorf("Service events reset the session: %d sessions", got)
+	}
+}
+
+func containsPrefix(paths []bgp.Path, p netip.Prefix) bool {
+	for _, x := range paths {
+		if x.Prefix == p {
+			return true
+		}
+	}
+	return false
+}
