@@ -27,7 +27,7 @@ const (
 // peeringTopology is one node namespace with the agent and four router namespaces:
 //
 //	node ─ frr     198.51.100.0/30, 2001:db8:1::/64  (IPv4 session with MD5 + IPv6 session)
-//	node ─ bird    198.51.100.4/30
+//	node ─ bird    198.51.100.4/30, 198.51.100.12/30 (eBGP session + an iBGP session)
 //	node ─ gobgpd  198.51.100.8/30
 //	node ─ mid ─ frr-mh   203.0.113.0/30, 203.0.113.4/30 (eBGP multihop, mid forwards)
 type peeringTopology struct {
@@ -53,6 +53,7 @@ func newPeeringTopology(t *testing.T) *peeringTopology {
 	frrNS, birdNS, gobgpNS, mid, mhNS := lab.Namespace("frr"), lab.Namespace("bird"), lab.Namespace("gobgp"), lab.Namespace("mid"), lab.Namespace("frrmh")
 	lab.Link(tp.node, "to-frr", []string{"198.51.100.1/30", "2001:db8:1::1/64"}, frrNS, "to-node", []string{"198.51.100.2/30", "2001:db8:1::2/64"})
 	lab.Link(tp.node, "to-bird", []string{"198.51.100.5/30"}, birdNS, "to-node", []string{"198.51.100.6/30"})
+	lab.Link(tp.node, "to-bird-ibgp", []string{"198.51.100.13/30"}, birdNS, "to-node-ibgp", []string{"198.51.100.14/30"})
 	lab.Link(tp.node, "to-gobgp", []string{"198.51.100.9/30"}, gobgpNS, "to-node", []string{"198.51.100.10/30"})
 	lab.Link(tp.node, "to-mid", []string{"203.0.113.1/30"}, mid, "to-node", []string{"203.0.113.2/30"})
 	lab.Link(mid, "to-mh", []string{"203.0.113.5/30"}, mhNS, "to-mid", []string{"203.0.113.6/30"})
@@ -90,6 +91,16 @@ protocol bgp kbgp {
 	neighbor 198.51.100.5 as 65001;
 	connect retry time 1;
 	ipv4 { import all; export none; };
+}
+# The iBGP session (AS 65001 like the node) exists only while the per-peer attributes
+# scenario configures its peer; its routes go to their own table.
+ipv4 table ibgp4;
+protocol bgp kbgp_ibgp {
+	local 198.51.100.14 as 65001;
+	neighbor 198.51.100.13 as 65001;
+	direct;
+	connect retry time 1;
+	ipv4 { table ibgp4; import all; export none; };
 }
 `)
 	tp.gobgp = netlab.StartGoBGP(gobgpNS, `
@@ -241,6 +252,8 @@ func TestPeeringWithRealRouters(t *testing.T) {
 			return true, ""
 		})
 	})
+
+	t.Run("per-peer attributes: FRR and BIRD get one prefix with different communities, iBGP its local preference, a peer selecting nothing nothing", tp.peerAttributesScenario)
 
 	t.Run("MD5: a wrong password keeps the session down, the right one brings it back", func(t *testing.T) {
 		update(t, tp.secret, func(s *corev1.Secret) { s.Data["password"] = []byte("wrong-password") })
