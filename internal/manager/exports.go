@@ -37,14 +37,22 @@ func (m *Manager) ApplyExports(ctx context.Context, changes []bgp.ExportChange) 
 	return errors.Join(errs...)
 }
 
+// applyInstanceExports applies one speaker's changes in the order of reconcileInstance:
+// prefixes no peer will export are withdrawn first, while the policies that sent them
+// still do (a prefix removed from one peer's policy while still originated costs a
+// soft reset out of that peer); then the policies are edited; then the set prefixes
+// are originated or re-originated in one batch.
 func (m *Manager) applyInstanceExports(ctx context.Context, inst *instance, changes []bgp.ExportChange) error {
+	changes = slices.DeleteFunc(slices.Clone(changes), func(ch bgp.ExportChange) bool {
+		_, running := inst.peers[ch.Peer]
+		return !running
+	})
+	if err := m.withdrawUnexported(ctx, inst, changes); err != nil {
+		return err
+	}
 	set := map[netip.Prefix]struct{}{}
-	var removed []netip.Prefix
 	for _, ch := range changes {
-		ap, ok := inst.peers[ch.Peer]
-		if !ok {
-			continue
-		}
+		ap := inst.peers[ch.Peer]
 		if err := inst.router.UpdatePeerExport(ctx, ap.peer.Address, ch.Set, ch.Remove); err != nil {
 			return fmt.Errorf("peer %s: %w", ch.Peer, err)
 		}
@@ -57,26 +65,27 @@ func (m *Manager) applyInstanceExports(ctx context.Context, inst *instance, chan
 		}
 		for _, p := range ch.Remove {
 			delete(ap.export, p)
-			removed = append(removed, p)
 		}
 	}
-	if err := m.addPaths(ctx, inst, set); err != nil {
-		return err
-	}
-	return m.withdrawUnexported(ctx, inst, removed)
+	return m.addPaths(ctx, inst, set)
 }
 
-// withdrawUnexported withdraws, of the candidates, the originated prefixes that no
-// peer of the speaker exports any more: O(candidates × peers).
-func (m *Manager) withdrawUnexported(ctx context.Context, inst *instance, candidates []netip.Prefix) error {
+// withdrawUnexported withdraws the originated prefixes that the changes remove from
+// every peer exporting them: O(removed prefixes × peers).
+func (m *Manager) withdrawUnexported(ctx context.Context, inst *instance, changes []bgp.ExportChange) error {
+	after := exportsAfter(changes)
 	var del []netip.Prefix
 	seen := map[netip.Prefix]bool{}
-	for _, p := range candidates {
-		if _, ok := inst.originated[p]; !ok || seen[p] || inst.exported(p) {
-			continue
+	for _, ch := range changes {
+		for _, p := range ch.Remove {
+			if _, ok := inst.originated[p]; !ok || seen[p] {
+				continue
+			}
+			seen[p] = true
+			if !inst.exportedAfter(p, after) {
+				del = append(del, p)
+			}
 		}
-		seen[p] = true
-		del = append(del, p)
 	}
 	if len(del) == 0 {
 		return nil
@@ -92,9 +101,35 @@ func (m *Manager) withdrawUnexported(ctx context.Context, inst *instance, candid
 	return nil
 }
 
-// exported reports whether some peer of the speaker exports prefix.
-func (inst *instance) exported(prefix netip.Prefix) bool {
-	for _, ap := range inst.peers {
+// exportsAfter says, per peer, which prefixes the changes add (true) or remove (false).
+func exportsAfter(changes []bgp.ExportChange) map[string]map[netip.Prefix]bool {
+	out := map[string]map[netip.Prefix]bool{}
+	for _, ch := range changes {
+		m := out[ch.Peer]
+		if m == nil {
+			m = map[netip.Prefix]bool{}
+			out[ch.Peer] = m
+		}
+		for _, p := range ch.Set {
+			m[p.Prefix] = true
+		}
+		for _, p := range ch.Remove {
+			m[p] = false
+		}
+	}
+	return out
+}
+
+// exportedAfter reports whether some peer of the speaker exports prefix once the
+// pending changes are applied.
+func (inst *instance) exportedAfter(prefix netip.Prefix, pending map[string]map[netip.Prefix]bool) bool {
+	for name, ap := range inst.peers {
+		if v, ok := pending[name][prefix]; ok {
+			if v {
+				return true
+			}
+			continue
+		}
 		if _, ok := ap.export[prefix]; ok {
 			return true
 		}

@@ -50,6 +50,14 @@ func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
 			nil, [][]netip.Prefix{{svc2}}},
+		{"exported to both again",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			[][]netip.Prefix{{svc2}}, nil},
+		{"a Service both peers export is deleted: withdrawn in one DeletePaths",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
+			nil, [][]netip.Prefix{{svc2}}},
 	}
 	for _, s := range steps {
 		if err := m.ApplyExports(ctx, s.changes); err != nil {
