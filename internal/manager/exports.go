@@ -87,18 +87,7 @@ func (m *Manager) withdrawUnexported(ctx context.Context, inst *instance, change
 			}
 		}
 	}
-	if len(del) == 0 {
-		return nil
-	}
-	slices.SortFunc(del, comparePrefix)
-	if err := inst.router.DeletePaths(ctx, del); err != nil {
-		return err
-	}
-	for _, p := range del {
-		delete(inst.originated, p)
-		delete(inst.reexport, p)
-	}
-	return nil
+	return withdraw(ctx, inst, del)
 }
 
 // exportsAfter says, per peer, which prefixes the changes add (true) or remove (false).

@@ -63,6 +63,11 @@ func (m *Manager) deletePaths(ctx context.Context, inst *instance, want map[neti
 			del = append(del, p)
 		}
 	}
+	return withdraw(ctx, inst, del)
+}
+
+// withdraw deletes the originated prefixes del in one sorted batch and forgets them.
+func withdraw(ctx context.Context, inst *instance, del []netip.Prefix) error {
 	if len(del) == 0 {
 		return nil
 	}
