@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-GENERATED=(api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/operator)
+GENERATED=(api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac/operator config/rbac/agent)
 snapshot="$(mktemp -d)"
 trap 'rm -rf "$snapshot"' EXIT
 for p in "${GENERATED[@]}"; do

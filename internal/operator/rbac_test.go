@@ -21,7 +21,7 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startOperatorWithConfig(t, cfg, operator.Options{LeaderElect: true, LeaderElectionNamespace: "default"})
+	startOperatorWithConfig(t, cfg, operator.Options{LeaderElect: true, LeaderElectionNamespace: "kbgp-system"})
 
 	createNode(t, "rbac-1", map[string]string{"rack": "rbac"})
 	createObject(t, clusterConfig("rbac", "rbac", "rbac-missing"))

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -43,6 +45,9 @@ func (s *Server) GrantGeneratedRoles(ctx context.Context, user, roleFile string)
 			if err := yaml.Unmarshal(doc, &role); err != nil {
 				return err
 			}
+			if err := s.EnsureNamespace(ctx, role.Namespace); err != nil {
+				return err
+			}
 			role.ObjectMeta = metav1.ObjectMeta{Name: user, Namespace: role.Namespace}
 			binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: role.Namespace}, Subjects: subject,
 				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user}}
@@ -59,6 +64,15 @@ func (s *Server) createAll(ctx context.Context, objs ...client.Object) error {
 		if err := s.Client.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
 		}
+	}
+	return nil
+}
+
+// EnsureNamespace creates namespace ns unless it exists.
+func (s *Server) EnsureNamespace(ctx context.Context, ns string) error {
+	err := s.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
 	}
 	return nil
 }

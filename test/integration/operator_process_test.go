@@ -31,6 +31,9 @@ func TestOperatorProcess(t *testing.T) {
 	if err := server.WriteKubeconfig(kubeconfig, "operator-process"); err != nil {
 		t.Fatal(err)
 	}
+	if err := server.EnsureNamespace(context.Background(), "kbgp-system"); err != nil {
+		t.Fatal(err)
+	}
 	logPath := filepath.Join(dir, "operator.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -38,7 +41,7 @@ func TestOperatorProcess(t *testing.T) {
 	}
 	defer logFile.Close()
 	cmd := exec.Command(bin, "operator", "--kubeconfig", kubeconfig, "--leader-elect",
-		"--leader-election-namespace", "default", "--metrics-bind-address", "127.0.0.1:0",
+		"--leader-election-namespace", "kbgp-system", "--metrics-bind-address", "127.0.0.1:0",
 		"--health-probe-bind-address", "127.0.0.1:0")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
