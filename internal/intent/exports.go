@@ -41,22 +41,42 @@ var podCIDRSource = types.NamespacedName{}
 // only that Service's prefixes and yields only the difference (O(change), not
 // O(Services)). Build creates it with the full state; the agent then feeds it single
 // Services with SetService. It is not safe for concurrent use.
+//
+// It is laid out for 100k+ prefixes: a prefix costs one slice entry in its Service's
+// contributions and one map entry per peer, and the attribute sets are shared by every
+// prefix a rule selects.
 type ExportIndex struct {
 	node  string
 	rules map[peerKey][]serviceRule
 	// services are the current contributions of each Service, per peer.
-	services map[types.NamespacedName]map[peerKey]map[netip.Prefix]bgp.PathAttributes
+	services map[types.NamespacedName]map[peerKey][]contribution
 	// contributors are, per peer and prefix, the attributes each source gives it; what
 	// the peer is sent is their merge (union of communities, highest local preference).
-	contributors map[peerKey]map[netip.Prefix]map[types.NamespacedName]bgp.PathAttributes
+	contributors map[peerKey]map[netip.Prefix]sources
+}
+
+// contribution is what one source gives one peer for one prefix. attrs is shared and
+// never modified.
+type contribution struct {
+	prefix netip.Prefix
+	attrs  *bgp.PathAttributes
+}
+
+// sources are the contributions to one prefix of one peer. Nearly always there is one
+// source, kept inline; more holds the others when several Services (or a Service and
+// the pod CIDRs) announce the same prefix.
+type sources struct {
+	src   types.NamespacedName
+	attrs *bgp.PathAttributes
+	more  map[types.NamespacedName]*bgp.PathAttributes
 }
 
 func newExportIndex(node string) *ExportIndex {
 	return &ExportIndex{
 		node:         node,
 		rules:        map[peerKey][]serviceRule{},
-		services:     map[types.NamespacedName]map[peerKey]map[netip.Prefix]bgp.PathAttributes{},
-		contributors: map[peerKey]map[netip.Prefix]map[types.NamespacedName]bgp.PathAttributes{},
+		services:     map[types.NamespacedName]map[peerKey][]contribution{},
+		contributors: map[peerKey]map[netip.Prefix]sources{},
 	}
 }
 
@@ -64,9 +84,13 @@ func newExportIndex(node string) *ExportIndex {
 // select. Services added afterwards are matched against the rules.
 func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 	x.rules[p] = rules
-	x.contributors[p] = map[netip.Prefix]map[types.NamespacedName]bgp.PathAttributes{}
+	x.contributors[p] = map[netip.Prefix]sources{}
+	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
-		x.contribute(p, path.Prefix, podCIDRSource, mergeAttributes(x.contributors[p][path.Prefix][podCIDRSource], path.Attributes))
+		merged[path.Prefix] = mergeAttributes(merged[path.Prefix], path.Attributes)
+	}
+	for prefix, attrs := range merged {
+		x.contribute(p, prefix, podCIDRSource, &attrs)
 	}
 }
 
@@ -74,38 +98,26 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 // returns the resulting changes of the peers' exports, sorted by instance, peer and
 // prefix. slices are the Service's EndpointSlices.
 func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
-	var now map[peerKey]map[netip.Prefix]bgp.PathAttributes
+	var now map[peerKey][]contribution
 	if svc != nil {
 		now = x.serviceExports(svc, slices)
 	}
 	old := x.services[key]
-	if reflect.DeepEqual(old, now) {
-		return nil
-	}
 	changes := map[peerKey]*bgp.ExportChange{}
 	for _, p := range unionKeys(old, now) {
-		for _, prefix := range unionKeys(old[p], now[p]) {
-			before, had := x.merged(p, prefix)
-			attrs, keep := now[p][prefix]
-			if keep {
-				x.contribute(p, prefix, key, attrs)
-			} else {
-				x.withdraw(p, prefix, key)
-			}
-			after, has := x.merged(p, prefix)
-			ch := changes[p]
-			if ch == nil {
-				ch = &bgp.ExportChange{Instance: p.instance, Peer: p.name}
-			}
-			switch {
-			case had && !has:
-				ch.Remove = append(ch.Remove, prefix)
-			case has && (!had || !reflect.DeepEqual(before, after)):
-				ch.Set = append(ch.Set, bgp.Path{Prefix: prefix, Attributes: after})
-			default:
+		before, after := byPrefix(old[p]), byPrefix(now[p])
+		for _, prefix := range unionKeys(before, after) {
+			was, is := before[prefix], after[prefix]
+			if was != nil && is != nil && reflect.DeepEqual(*was, *is) {
 				continue
 			}
-			changes[p] = ch
+			x.change(changes, p, prefix, func() {
+				if is != nil {
+					x.contribute(p, prefix, key, is)
+				} else {
+					x.withdraw(p, prefix, key)
+				}
+			})
 		}
 	}
 	if len(now) == 0 {
@@ -116,7 +128,28 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	return sortedChanges(changes)
 }
 
-// Export returns a copy of what the peer is sent.
+// change runs edit on the contributions to prefix and records in changes what it
+// does to the peer's export.
+func (x *ExportIndex) change(changes map[peerKey]*bgp.ExportChange, p peerKey, prefix netip.Prefix, edit func()) {
+	before, had := x.merged(p, prefix)
+	edit()
+	after, has := x.merged(p, prefix)
+	ch := changes[p]
+	if ch == nil {
+		ch = &bgp.ExportChange{Instance: p.instance, Peer: p.name}
+	}
+	switch {
+	case had && !has:
+		ch.Remove = append(ch.Remove, prefix)
+	case has && (!had || !reflect.DeepEqual(before, after)):
+		ch.Set = append(ch.Set, bgp.Path{Prefix: prefix, Attributes: after})
+	default:
+		return
+	}
+	changes[p] = ch
+}
+
+// export returns a copy of what the peer is sent.
 func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
 	for prefix := range x.contributors[p] {
@@ -125,54 +158,104 @@ func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 	return out
 }
 
-// serviceExports is what svc contributes to each peer whose rules select it.
-func (x *ExportIndex) serviceExports(svc *corev1.Service, slices []discoveryv1.EndpointSlice) map[peerKey]map[netip.Prefix]bgp.PathAttributes {
-	out := map[peerKey]map[netip.Prefix]bgp.PathAttributes{}
+// serviceExports is what svc contributes to each peer whose rules select it. A prefix
+// one rule selects points at that rule's attributes; only a prefix several rules
+// select gets an attribute set of its own, their merge.
+func (x *ExportIndex) serviceExports(svc *corev1.Service, slices []discoveryv1.EndpointSlice) map[peerKey][]contribution {
+	out := map[peerKey][]contribution{}
 	lbls := serviceLabels(svc)
 	local := hasLocalEndpoint(slices, x.node)
 	for p, rules := range x.rules {
-		for _, r := range rules {
+		var contribs []contribution
+		seen := map[netip.Prefix]int{}
+		for i := range rules {
+			r := &rules[i]
 			if !r.selector.Matches(lbls) {
 				continue
 			}
 			for _, prefix := range serviceHostRoutes(svc, r.entry, r.family, local) {
-				if out[p] == nil {
-					out[p] = map[netip.Prefix]bgp.PathAttributes{}
+				j, dup := seen[prefix]
+				if !dup {
+					seen[prefix] = len(contribs)
+					contribs = append(contribs, contribution{prefix: prefix, attrs: &r.attrs})
+					continue
 				}
-				out[p][prefix] = mergeAttributes(out[p][prefix], r.attrs)
+				merged := mergeAttributes(*contribs[j].attrs, r.attrs)
+				contribs[j].attrs = &merged
 			}
+		}
+		if len(contribs) > 0 {
+			out[p] = contribs
 		}
 	}
 	return out
 }
 
-func (x *ExportIndex) contribute(p peerKey, prefix netip.Prefix, src types.NamespacedName, attrs bgp.PathAttributes) {
-	byPrefix := x.contributors[p]
-	if byPrefix[prefix] == nil {
-		byPrefix[prefix] = map[types.NamespacedName]bgp.PathAttributes{}
+// contribute sets what src gives prefix for the peer.
+func (x *ExportIndex) contribute(p peerKey, prefix netip.Prefix, src types.NamespacedName, attrs *bgp.PathAttributes) {
+	m := x.contributors[p]
+	s, ok := m[prefix]
+	switch {
+	case !ok:
+		s = sources{src: src, attrs: attrs}
+	case s.src == src:
+		s.attrs = attrs
+	default:
+		if s.more == nil {
+			s.more = map[types.NamespacedName]*bgp.PathAttributes{}
+		}
+		s.more[src] = attrs
 	}
-	byPrefix[prefix][src] = attrs
+	m[prefix] = s
 }
 
+// withdraw removes what src gives prefix for the peer; another source, if any, moves
+// into the inline slot.
 func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.NamespacedName) {
-	delete(x.contributors[p][prefix], src)
-	if len(x.contributors[p][prefix]) == 0 {
-		delete(x.contributors[p], prefix)
+	m := x.contributors[p]
+	s, ok := m[prefix]
+	if !ok {
+		return
 	}
+	if s.src != src {
+		delete(s.more, src)
+		m[prefix] = s
+		return
+	}
+	if len(s.more) == 0 {
+		delete(m, prefix)
+		return
+	}
+	for k, a := range s.more {
+		s.src, s.attrs = k, a
+		delete(s.more, k)
+		break
+	}
+	m[prefix] = s
 }
 
 // merged is what the peer is sent for prefix, if anything: the merge of every
 // source's attributes (merging is commutative, so map order does not matter).
 func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
-	srcs, ok := x.contributors[p][prefix]
+	s, ok := x.contributors[p][prefix]
 	if !ok {
 		return bgp.PathAttributes{}, false
 	}
-	var out bgp.PathAttributes
-	for _, a := range srcs {
-		out = mergeAttributes(out, a)
+	out := *s.attrs
+	for _, a := range s.more {
+		out = mergeAttributes(out, *a)
 	}
 	return out, true
+}
+
+// byPrefix indexes contributions by prefix, for the comparison of a Service's old
+// and new contributions.
+func byPrefix(cs []contribution) map[netip.Prefix]*bgp.PathAttributes {
+	out := make(map[netip.Prefix]*bgp.PathAttributes, len(cs))
+	for _, c := range cs {
+		out[c.prefix] = c.attrs
+	}
+	return out
 }
 
 func unionKeys[K comparable, V any](a, b map[K]V) []K {
