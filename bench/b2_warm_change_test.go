@@ -151,7 +151,7 @@ func runB2Step(t *testing.T, frr *netlab.FRR, peer string, agent *agentProcess, 
 	recSum0, rec0 := agent.reconcileTotals(t)
 	seen := make(chan prefixTimes, 1)
 	go func() { seen <- watchPrefixes(frr, block.String(), want, b2WaitPerChange) }()
-	rec := pool.drive(t, step.rate, step.changes, func(k int, cur []netip.Addr) []netip.Addr {
+	rec := pool.drive(t, step.rate, step.changes, 0, func(k int, cur []netip.Addr) []netip.Addr {
 		return append(append([]netip.Addr(nil), cur...), want[k])
 	})
 	got := <-seen

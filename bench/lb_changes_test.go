@@ -80,32 +80,39 @@ func (p *lbPool) set(i int, ips []netip.Addr) error {
 
 // paced is the record of one driven sequence of changes.
 type paced struct {
-	sent  []time.Time // when change k's API call started
+	sent  []time.Time // when change k's API call started; zero if it was not made
 	calls durations   // how long each API call took
+	made  int
 }
 
 // achieved is the rate at which changes were sent, first to last.
 func (r paced) achieved() float64 {
-	if len(r.sent) < 2 {
-		return 0
-	}
-	first, last := r.sent[0], r.sent[0]
+	var first, last time.Time
 	for _, s := range r.sent {
-		if s.Before(first) {
+		if s.IsZero() {
+			continue
+		}
+		if first.IsZero() || s.Before(first) {
 			first = s
 		}
 		if s.After(last) {
 			last = s
 		}
 	}
-	return float64(len(r.sent)-1) / last.Sub(first).Seconds()
+	if r.made < 2 {
+		return 0
+	}
+	return float64(r.made-1) / last.Sub(first).Seconds()
 }
 
-// drive makes n changes at rate per second (as fast as the API server takes them when
-// that is slower): change k edits Service k mod len(names), whose new ingress edit
-// computes from its current one.
-func (p *lbPool) drive(t *testing.T, rate float64, n int, edit func(k int, cur []netip.Addr) []netip.Addr) paced {
-	rec := paced{sent: make([]time.Time, n), calls: make(durations, n)}
+// drive makes up to n changes at rate per second (as fast as the API server takes
+// them when that is slower), none after limit (0: no limit): change k edits Service
+// k mod len(names), whose new ingress edit computes from its current one.
+func (p *lbPool) drive(t *testing.T, rate float64, n int, limit time.Duration, edit func(k int, cur []netip.Addr) []netip.Addr) paced {
+	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
+	var mu sync.Mutex
+	start := time.Now()
+	over := func() bool { return limit > 0 && time.Since(start) >= limit }
 	queues := make([]chan int, changeWorkers)
 	var wg sync.WaitGroup
 	errs := make(chan error, changeWorkers)
@@ -115,19 +122,25 @@ func (p *lbPool) drive(t *testing.T, rate float64, n int, edit func(k int, cur [
 		go func() {
 			defer wg.Done()
 			for k := range queues[w] {
+				if over() {
+					continue
+				}
 				i := k % len(p.names)
 				next := edit(k, p.ips[i])
-				rec.sent[k] = time.Now()
+				sent := time.Now()
 				if err := p.set(i, next); err != nil {
 					errs <- err
 					return
 				}
-				rec.calls[k] = time.Since(rec.sent[k])
+				mu.Lock()
+				rec.sent[k] = sent
+				rec.calls = append(rec.calls, time.Since(sent))
+				rec.made++
+				mu.Unlock()
 			}
 		}()
 	}
-	start := time.Now()
-	for k := range n {
+	for k := 0; k < n && !over(); k++ {
 		time.Sleep(time.Until(start.Add(time.Duration(float64(k) / rate * float64(time.Second)))))
 		queues[(k%len(p.names))%changeWorkers] <- k
 	}
