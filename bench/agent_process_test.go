@@ -4,6 +4,7 @@ package bench
 
 import (
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -96,4 +97,29 @@ var (
 func (a *agentProcess) usage() (cpu time.Duration, rss int64) {
 	rss, _, _ = procRSS(a.proc.PID())
 	return procCPU(a.proc.PID()), rss
+}
+
+// profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set, until the
+// returned stop is called; stop returns perf's report: the functions with at least 3%
+// of the samples, their callees included, which says where a scenario's time goes.
+// Without $KBGP_BENCH_PERF stop returns "".
+func (a *agentProcess) profile(t *testing.T) (stop func() string) {
+	if os.Getenv("KBGP_BENCH_PERF") == "" {
+		return func() string { return "" }
+	}
+	data := filepath.Join(t.TempDir(), "perf.data")
+	rec := exec.Command("perf", "record", "-q", "-F", "499", "-g", "-p", strconv.Itoa(a.proc.PID()), "-o", data)
+	if err := rec.Start(); err != nil {
+		t.Fatalf("perf record: %v", err)
+	}
+	return func() string {
+		_ = rec.Process.Signal(os.Interrupt)
+		_ = rec.Wait()
+		out, err := exec.Command("perf", "report", "-i", data, "--stdio", "--children", "--sort", "sym",
+			"-g", "none", "--percent-limit", "3").CombinedOutput()
+		if err != nil {
+			t.Errorf("perf report: %v: %s", err, out)
+		}
+		return string(out)
+	}
 }

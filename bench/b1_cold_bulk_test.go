@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/test/apiserver"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -34,6 +37,7 @@ const (
 // counts the UPDATEs. Passes alternate between the speakers so that each sees the
 // same machine load; the median of $KBGP_BENCH_PASSES passes is reported.
 func TestB1ColdBulk(t *testing.T) {
+	log.SetLogger(logr.Discard())
 	routes := benchRoutes()
 	server, err := apiserver.Start()
 	if err != nil {
@@ -47,10 +51,11 @@ func TestB1ColdBulk(t *testing.T) {
 	agent, mem := loadKbgp(t, server, l, addrs)
 	bird := loadBIRD(t, l, addrs)
 	gobgpd := loadGoBGPD(t, l, addrs)
+	pids := map[string]int{"kbgp": agent.proc.PID(), "bird": bird.Proc.PID(), "gobgp": gobgpd.PID()}
 
 	speakers := []string{"kbgp", "bird", "gobgp"}
 	times := map[string]durations{}
-	lower := map[string]durations{}
+	lower, cpus := map[string]durations{}, map[string]durations{}
 	updates := map[string][]int{}
 	gaps := map[string]durations{}
 	for pass := range benchPasses() {
@@ -61,12 +66,13 @@ func TestB1ColdBulk(t *testing.T) {
 				t.Fatal(err)
 			}
 			load := loadAvg()
-			cpu0, _ := agent.usage()
+			cpu0, frrCPU0 := procCPU(pids[name]), procCPU(l.frr.Proc.PID())
 			l.up(t, name)
 			ft := watchFullTable(t, l.frr, addr, routes, before.updates, 5*time.Minute)
-			cpu1, _ := agent.usage()
-			t.Logf("pass %d %-5s: Established → %d prefixes %s (at least %s), %d UPDATEs, longest poll gap %s, load %s, agent CPU in pass %s",
-				pass+1, name, routes, ms(ft.elapsed()), ms(ft.atLeast()), ft.updates, ms(ft.maxGap), load, ms(cpu1-cpu0))
+			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
+			t.Logf("pass %d %-5s: Established → %d prefixes %s (at least %s), %d UPDATEs, longest poll gap %s, load %s, speaker CPU %s, FRR CPU %s (up to 0.5 s after)",
+				pass+1, name, routes, ms(ft.elapsed()), ms(ft.atLeast()), ft.updates, ms(ft.maxGap), load, ms(cpu), ms(frrCPU))
+			cpus[name] = append(cpus[name], cpu)
 			times[name] = append(times[name], ft.elapsed())
 			lower[name] = append(lower[name], ft.atLeast())
 			updates[name] = append(updates[name], ft.updates)
@@ -81,13 +87,14 @@ func TestB1ColdBulk(t *testing.T) {
 	birdRSS, _, _ := procRSS(bird.Proc.PID())
 	gobgpRSS, _, _ := procRSS(gobgpd.PID())
 	t.Logf("B1 results (%d routes, %d passes, FRR polled every %s; load average %s at the end)", routes, benchPasses(), pollEvery, loadAvg())
-	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | UPDATEs | RSS with routes |")
-	t.Logf("|---|---|---|---|---|---|---|---|")
+	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | UPDATEs | speaker CPU, median | RSS with routes |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|")
 	base := times["bird"].median()
 	rss := map[string]int64{"kbgp": mem.with, "bird": birdRSS, "gobgp": gobgpRSS}
 	for _, name := range speakers {
-		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %v | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
-			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), updates[name], float64(rss[name])/(1<<20))
+		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %v | %s | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
+			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), updates[name],
+			ms(cpus[name].median()), float64(rss[name])/(1<<20))
 	}
 	perRoute := float64(mem.with-mem.without) / float64(routes)
 	t.Logf("kbgp agent: VmRSS %.1f MiB before any Service, %.1f MiB with %d routes loaded (peak VmHWM %.1f MiB) → %.0f B/route (goal ≤ %d); load (Services + advertisement → status counts every route) %s",

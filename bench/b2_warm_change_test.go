@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/test/apiserver"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -72,6 +75,7 @@ type b2Result struct {
 // as a load-balancer IPAM would) at 1, 100 and 1000 changes/s; each change is timed
 // from its API call to the first FRR poll that holds the new /32.
 func TestB2WarmChange(t *testing.T) {
+	log.SetLogger(logr.Discard())
 	routes := benchRoutes()
 	server, err := apiserver.Start()
 	if err != nil {
@@ -151,10 +155,14 @@ func runB2Step(t *testing.T, frr *netlab.FRR, peer string, agent *agentProcess, 
 	recSum0, rec0 := agent.reconcileTotals(t)
 	seen := make(chan prefixTimes, 1)
 	go func() { seen <- watchPrefixes(frr, block.String(), want, b2WaitPerChange) }()
+	stopProfile := agent.profile(t)
 	rec := pool.drive(t, step.rate, step.changes, 0, func(k int, cur []netip.Addr) []netip.Addr {
 		return append(append([]netip.Addr(nil), cur...), want[k])
 	})
 	got := <-seen
+	if report := stopProfile(); report != "" {
+		t.Logf("agent profile, %g changes/s:\n%s", step.rate, report)
+	}
 	time.Sleep(500 * time.Millisecond)
 	after, err := sampleNeighbor(frr, peer)
 	if err != nil {

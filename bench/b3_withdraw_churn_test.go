@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/test/apiserver"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -45,6 +48,7 @@ func b3ChurnTime() time.Duration {
 // advertisement, timed until FRR holds none of the routes, then re-creating it, timed
 // until FRR holds them all again.
 func TestB3WithdrawAndChurn(t *testing.T) {
+	log.SetLogger(logr.Discard())
 	routes := benchRoutes()
 	churn := routes / 10
 	perLB := churn / b3LBServices
