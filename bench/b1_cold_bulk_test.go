@@ -55,7 +55,7 @@ func TestB1ColdBulk(t *testing.T) {
 
 	speakers := []string{"kbgp", "bird", "gobgp"}
 	times := map[string]durations{}
-	lower, cpus := map[string]durations{}, map[string]durations{}
+	lower, cpus, first := map[string]durations{}, map[string]durations{}, map[string]durations{}
 	updates := map[string][]int{}
 	gaps := map[string]durations{}
 	for pass := range benchPasses() {
@@ -70,8 +70,9 @@ func TestB1ColdBulk(t *testing.T) {
 			l.up(t, name)
 			ft := watchFullTable(t, l.frr, addr, routes, before.updates, 5*time.Minute)
 			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
-			t.Logf("pass %d %-5s: Established → %d prefixes %s (at least %s), %d UPDATEs, longest poll gap %s, load %s, speaker CPU %s, FRR CPU %s (up to 0.5 s after)",
-				pass+1, name, routes, ms(ft.elapsed()), ms(ft.atLeast()), ft.updates, ms(ft.maxGap), load, ms(cpu), ms(frrCPU))
+			t.Logf("pass %d %-5s: Established → first prefix %s, → %d prefixes %s (at least %s), %d UPDATEs, longest poll gap %s, load %s, speaker CPU %s, FRR CPU %s (up to 0.5 s after)",
+				pass+1, name, ms(ft.toFirst()), routes, ms(ft.elapsed()), ms(ft.atLeast()), ft.updates, ms(ft.maxGap), load, ms(cpu), ms(frrCPU))
+			first[name] = append(first[name], ft.toFirst())
 			cpus[name] = append(cpus[name], cpu)
 			times[name] = append(times[name], ft.elapsed())
 			lower[name] = append(lower[name], ft.atLeast())
@@ -87,13 +88,13 @@ func TestB1ColdBulk(t *testing.T) {
 	birdRSS, _, _ := procRSS(bird.Proc.PID())
 	gobgpRSS, _, _ := procRSS(gobgpd.PID())
 	t.Logf("B1 results (%d routes, %d passes, FRR polled every %s; load average %s at the end)", routes, benchPasses(), pollEvery, loadAvg())
-	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | UPDATEs | speaker CPU, median | RSS with routes |")
-	t.Logf("|---|---|---|---|---|---|---|---|---|")
+	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | → first prefix, median | UPDATEs | speaker CPU, median | RSS with routes |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|---|")
 	base := times["bird"].median()
 	rss := map[string]int64{"kbgp": mem.with, "bird": birdRSS, "gobgp": gobgpRSS}
 	for _, name := range speakers {
-		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %v | %s | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
-			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), updates[name],
+		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %s | %v | %s | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
+			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), ms(first[name].median()), updates[name],
 			ms(cpus[name].median()), float64(rss[name])/(1<<20))
 	}
 	perRoute := float64(mem.with-mem.without) / float64(routes)

@@ -66,10 +66,14 @@ func waitNeighbor(t *testing.T, f *netlab.FRR, addr string, timeout time.Duratio
 // polling's resolution. FRR answers vtysh between UPDATEs, so a large UPDATE being
 // processed stretches the gap between answers.
 type fullTable struct {
-	established, full, beforeFull time.Time
-	updates                       int
-	maxGap                        time.Duration // longest time between two consecutive answers
+	established, firstRoute, full, beforeFull time.Time
+	updates                                   int
+	maxGap                                    time.Duration // longest time between two consecutive answers
 }
+
+// toFirst is Established → the first poll that saw any prefix: how long the speaker
+// takes to start sending (within the poll's resolution).
+func (ft fullTable) toFirst() time.Duration { return ft.firstRoute.Sub(ft.established) }
 
 // elapsed is Established → every prefix, an upper bound; atLeast its lower bound (the
 // last answer that still lacked prefixes).
@@ -89,6 +93,9 @@ func watchFullTable(t *testing.T, f *netlab.FRR, addr string, want, updatesBefor
 		ft.beforeFull, prev = prev, s.at
 		if s.state == "Established" && ft.established.IsZero() {
 			ft.established = s.at
+		}
+		if s.state == "Established" && s.accepted > 0 && ft.firstRoute.IsZero() {
+			ft.firstRoute = s.at
 		}
 		return s.state == "Established" && s.accepted >= want
 	})
