@@ -1,0 +1,125 @@
+//go:build bench
+
+package bench
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"kbgp.io/kbgp/test/apiserver"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// agentProcess is `kbgp agent` running inside a node namespace, reaching the API
+// server through a Unix-socket relay (the approach of test/e2e/agent_process_test.go):
+// the speaker under test runs as in production, as its own process with its own heap,
+// so its RSS and CPU time can be read from /proc.
+type agentProcess struct {
+	proc *netlab.Process
+	ns   *netlab.Namespace
+}
+
+// buildKbgp builds `kbgp` from this checkout into dir.
+func buildKbgp(t *testing.T, server *apiserver.Server, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "kbgp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/kbgp")
+	build.Dir = server.RepoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build kbgp: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startAgent starts `kbgp agent` for node inside ns, with its metrics on
+// 127.0.0.1:9080 inside the namespace. The relay listens on 127.0.0.1, for which the
+// test API server's certificate is valid.
+func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
+	t.Helper()
+	bin := buildKbgp(t, server, t.TempDir())
+	target, err := url.Parse(server.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := lab.UnixRelay(ns, "127.0.0.1:6443", target.Host)
+	kubeconfig := filepath.Join(lab.Dir(), node+".kubeconfig")
+	if err := server.WriteKubeconfig(kubeconfig, "agent-"+node); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		c.Server = "https://" + relay.Addr()
+	}
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	proc := ns.Start("kbgp-agent", bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
+		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
+	return &agentProcess{proc: proc, ns: ns}
+}
+
+// reconcileTotals reads kbgp_reconcile_duration_seconds' sum and count from the
+// agent's metrics endpoint: with them a run says how much of its time the agent spent
+// recomputing its desired state.
+func (a *agentProcess) reconcileTotals(t *testing.T) (sum time.Duration, count int) {
+	t.Helper()
+	out, err := a.ns.ExecTimeout(10*time.Second, "curl", "-sf", "http://127.0.0.1:9080/metrics")
+	if err != nil {
+		t.Fatalf("agent metrics: %v: %s", err, out)
+	}
+	if m := reconcileSumRe.FindStringSubmatch(out); m != nil {
+		s, _ := strconv.ParseFloat(m[1], 64)
+		sum = time.Duration(s * float64(time.Second))
+	}
+	if m := reconcileCountRe.FindStringSubmatch(out); m != nil {
+		count, _ = strconv.Atoi(m[1])
+	}
+	return sum, count
+}
+
+var (
+	reconcileSumRe   = regexp.MustCompile(`(?m)^kbgp_reconcile_duration_seconds_sum (\S+)$`)
+	reconcileCountRe = regexp.MustCompile(`(?m)^kbgp_reconcile_duration_seconds_count (\d+)$`)
+)
+
+// usage is the agent's CPU time and resident set now.
+func (a *agentProcess) usage() (cpu time.Duration, rss int64) {
+	rss, _, _ = procRSS(a.proc.PID())
+	return procCPU(a.proc.PID()), rss
+}
+
+// profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set, until the
+// returned stop is called; stop returns perf's report: the functions with at least 3%
+// of the samples, their callees included, which says where a scenario's time goes.
+// Without $KBGP_BENCH_PERF stop returns "".
+func (a *agentProcess) profile(t *testing.T) (stop func() string) {
+	if os.Getenv("KBGP_BENCH_PERF") == "" {
+		return func() string { return "" }
+	}
+	data := filepath.Join(t.TempDir(), "perf.data")
+	rec := exec.Command("perf", "record", "-q", "-F", "499", "-g", "-p", strconv.Itoa(a.proc.PID()), "-o", data)
+	if err := rec.Start(); err != nil {
+		t.Fatalf("perf record: %v", err)
+	}
+	return func() string {
+		_ = rec.Process.Signal(os.Interrupt)
+		_ = rec.Wait()
+		out, err := exec.Command("perf", "report", "-i", data, "--stdio", "--children", "--sort", "sym",
+			"-g", "none", "--percent-limit", "3").CombinedOutput()
+		if err != nil {
+			t.Errorf("perf report: %v: %s", err, out)
+		}
+		return string(out)
+	}
+}

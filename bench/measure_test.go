@@ -1,0 +1,110 @@
+//go:build bench
+
+package bench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchRoutes is the bulk route count of B1–B3: 100k, or $KBGP_BENCH_ROUTES (rounded
+// down to a multiple of bulkServices).
+func benchRoutes() int {
+	if n, err := strconv.Atoi(os.Getenv("KBGP_BENCH_ROUTES")); err == nil && n >= bulkServices {
+		return n / bulkServices * bulkServices
+	}
+	return 100_000
+}
+
+// benchPasses is how many passes a scenario makes for its median: 3, or
+// $KBGP_BENCH_PASSES.
+func benchPasses() int {
+	if n, err := strconv.Atoi(os.Getenv("KBGP_BENCH_PASSES")); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}
+
+// durations is a sample of measured times.
+type durations []time.Duration
+
+// quantile is the nearest-rank q-quantile (0 < q ≤ 1); 0 for an empty sample.
+func (d durations) quantile(q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func (d durations) median() time.Duration { return d.quantile(0.5) }
+
+// spread is "min–max" of the sample.
+func (d durations) spread() string {
+	if len(d) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s–%s", ms(slices.Min(d)), ms(slices.Max(d)))
+}
+
+// ms formats a duration in milliseconds with one decimal, the unit of every table.
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+}
+
+// loadAvg is the 1-minute load average, recorded with every result because the
+// machine's 2 cores are shared.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
+
+// procRSS is a process's resident set (VmRSS) and its peak (VmHWM), in bytes.
+func procRSS(pid int) (rss, hwm int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		f := strings.Fields(v)
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, 0, err
+		}
+		if k == "VmRSS" {
+			rss = kb * 1024
+		} else {
+			hwm = kb * 1024
+		}
+	}
+	return rss, hwm, nil
+}
+
+// procCPU is a process's user + system CPU time.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) start after the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * (time.Second / clockTicks)
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times on Linux.
+const clockTicks = 100
