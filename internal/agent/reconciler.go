@@ -11,8 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -65,7 +67,9 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("bgpnodeconfig-agent").
-		For(&kbgpv1.BGPNodeConfig{}).
+		// The agent's own status writes must not rebuild everything: only spec changes
+		// (a new generation) reconcile. Status is read when reconciling anyway.
+		For(&kbgpv1.BGPNodeConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&corev1.Secret{}, toNode).
