@@ -3,7 +3,6 @@
 package bench
 
 import (
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/tools/clientcmd"
 
 	"kbgp.io/kbgp/test/apiserver"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -45,25 +42,9 @@ func buildKbgp(t *testing.T, server *apiserver.Server, dir string) string {
 func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
 	t.Helper()
 	bin := buildKbgp(t, server, t.TempDir())
-	target, err := url.Parse(server.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	relay := lab.UnixRelay(ns, "127.0.0.1:6443", target.Host)
-	kubeconfig := filepath.Join(lab.Dir(), node+".kubeconfig")
-	if err := server.WriteKubeconfig(kubeconfig, "agent-"+node); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.LoadFromFile(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Clusters {
-		c.Server = "https://" + relay.Addr()
-	}
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, _ := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
+		return server.WriteKubeconfig(path, "agent-"+node)
+	})
 	proc := ns.Start("kbgp-agent", bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
 	return &agentProcess{proc: proc, ns: ns}

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -34,25 +31,9 @@ type agentProcess struct {
 // valid for 127.0.0.1, which is also where the relay listens.
 func startAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
 	t.Helper()
-	target, err := url.Parse(server.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	relay := lab.UnixRelay(ns, "127.0.0.1:6443", target.Host)
-	kubeconfig := filepath.Join(lab.Dir(), node+".kubeconfig")
-	if err := server.WriteKubeconfig(kubeconfig, "agent-"+node); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.LoadFromFile(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Clusters {
-		c.Server = "https://" + relay.Addr()
-	}
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, relay := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
+		return server.WriteKubeconfig(path, "agent-"+node)
+	})
 	proc := ns.Start("kbgp-agent", kbgpBinary, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
 	return &agentProcess{proc: proc, relay: relay, ns: ns}
