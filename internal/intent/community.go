@@ -95,3 +95,19 @@ func truncate(s string) string {
 	}
 	return s
 }
+
+// FormatStandardCommunity writes an RFC 1997 community as the API accepts it: a
+// well-known name where there is one, else "ASN:value".
+func FormatStandardCommunity(v uint32) string {
+	for name, wk := range wellKnownCommunities {
+		if wk == v {
+			return name
+		}
+	}
+	return fmt.Sprintf("%d:%d", v>>16, v&0xffff)
+}
+
+// FormatLargeCommunity writes an RFC 8092 community as "a:b:c".
+func FormatLargeCommunity(c bgp.LargeCommunity) string {
+	return fmt.Sprintf("%d:%d:%d", c.GlobalAdmin, c.LocalData1, c.LocalData2)
+}

@@ -67,3 +67,22 @@ func FuzzParseCommunities(f *testing.F) {
 		_, _ = ParseWellKnownCommunity(s)
 	})
 }
+
+func TestFormatCommunitiesRoundTrip(t *testing.T) {
+	for _, s := range []string{"65001:100", "0:0", "65535:65535", "no-export", "graceful-shutdown", "blackhole"} {
+		v, err := ParseStandardCommunity(s)
+		if err != nil {
+			v, err = ParseWellKnownCommunity(s)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got := FormatStandardCommunity(v); got != s {
+			t.Errorf("FormatStandardCommunity(%#x) = %q, want %q", v, got, s)
+		}
+	}
+	lc, _ := ParseLargeCommunity("65001:1:4294967295")
+	if got := FormatLargeCommunity(lc); got != "65001:1:4294967295" {
+		t.Errorf("FormatLargeCommunity = %q", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/intent"
 )
 
 // routeKey names a route by the neighbor that sent it and its prefix.
@@ -44,15 +45,15 @@ func compareRoutes(want []expectedRoute, got []bgp.ReceivedRoute) []string {
 	return problems
 }
 
-// communities formats standard communities as "ASN:value" and large ones as "a:b:c",
-// standard first, each group in the order received.
+// communities formats standard communities as "ASN:value" (or a well-known name) and
+// large ones as "a:b:c", standard first, each group in the order received.
 func communities(a bgp.PathAttributes) []string {
 	var out []string
 	for _, c := range a.Communities {
-		out = append(out, fmt.Sprintf("%d:%d", c>>16, c&0xffff))
+		out = append(out, intent.FormatStandardCommunity(c))
 	}
 	for _, c := range a.LargeCommunities {
-		out = append(out, fmt.Sprintf("%d:%d:%d", c.GlobalAdmin, c.LocalData1, c.LocalData2))
+		out = append(out, intent.FormatLargeCommunity(c))
 	}
 	return out
 }
