@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"kbgp.io/kbgp/internal/intent"
 )
 
 func newPeersCommand(k *kubeOptions) *cobra.Command {
@@ -91,6 +93,65 @@ func newExplainCommand(k *kubeOptions) *cobra.Command {
 			return writeLines(cmd.OutOrStdout(), explain(in))
 		},
 	}
+}
+
+func newRoutesCommand(k *kubeOptions) *cobra.Command {
+	var output, agentNamespace string
+	cmd := &cobra.Command{
+		Use:   "routes [NODE]",
+		Short: "List the prefixes each peer of a node must be sent, with their attributes, computed as the agent computes them",
+		Long: `Routes are not stored in the API; this computes them from the same objects and with the
+same code as the agent (intent.Build), then compares each peer's count with the
+routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfig.`,
+		Example: `  kubectl bgp routes worker-1
+  kubectl bgp routes -o wide`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wide, err := isWide(output)
+			if err != nil {
+				return err
+			}
+			r, err := k.reader()
+			if err != nil {
+				return err
+			}
+			node := ""
+			if len(args) == 1 {
+				node = args[0]
+			}
+			ncs, err := nodeConfigs(cmd.Context(), r, node)
+			if err != nil {
+				return err
+			}
+			objs, err := fetchClusterInput(cmd.Context(), r)
+			if err != nil {
+				return err
+			}
+			var rows [][]string
+			var counts, notes []string
+			for i := range ncs {
+				in, n := nodeRoutesInput(cmd.Context(), r, &ncs[i], objs, agentNamespace)
+				res := intent.Build(in)
+				rows = append(rows, routeRows(ncs[i].Name, res.Desired, wide)...)
+				counts = append(counts, countLines(&ncs[i], res.Desired)...)
+				notes = append(notes, n...)
+			}
+			lines := []string{}
+			if len(rows) > 0 {
+				lines = formatTable(routesHeader(wide), rows)
+			} else {
+				lines = append(lines, "No routes: no peer of these nodes selects anything.")
+			}
+			lines = append(append(lines, ""), counts...)
+			for _, n := range notes {
+				lines = append(lines, "note: "+cell(n))
+			}
+			return writeLines(cmd.OutOrStdout(), lines)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds large communities and local preference")
+	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' Secrets (MD5 passwords)")
+	return cmd
 }
 
 // isWide validates -o: only the default table and wide exist.

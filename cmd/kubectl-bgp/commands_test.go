@@ -63,7 +63,7 @@ func TestHelpNamesEverySubcommandAndKubeconfigFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"\n  peers ", "\n  status ", "\n  explain ", "--kubeconfig", "--context", "--request-timeout", "kubectl bgp [command]"} {
+	for _, s := range []string{"\n  peers ", "\n  status ", "\n  routes ", "\n  explain ", "--kubeconfig", "--context", "--request-timeout", "kubectl bgp [command]"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("--help lacks %q:\n%s", s, out)
 		}
