@@ -59,6 +59,7 @@ func (r report) write(out io.Writer) {
 		"kubectl get bgpnodeconfigs",
 		"kubectl get bgpnodeconfig lab-node-2 -o yaml",
 		"kubectl bgp peers -o wide",
+		"kubectl bgp routes lab-node-3 -o wide",
 		"kubectl bgp explain lab-node-3",
 	} {
 		fmt.Fprintf(out, "  KUBECONFIG=%s %s\n", r.kubeconfig, c)
