@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -136,7 +135,7 @@ func routeRows(node string, d bgp.Desired, wide bool) [][]string {
 		inst := d.Instances[key]
 		for _, name := range slices.Sorted(maps.Keys(inst.Peers)) {
 			export := inst.Peers[name].Export
-			for _, p := range slices.SortedFunc(maps.Keys(export), comparePrefix) {
+			for _, p := range slices.SortedFunc(maps.Keys(export), bgp.ComparePrefix) {
 				a := export[p]
 				row := []string{cell(node), key.String(), cell(name), p.String(), joinOrDash(a.Communities, intent.FormatStandardCommunity)}
 				if wide {
@@ -193,8 +192,4 @@ func joinOrDash[T any](vs []T, format func(T) string) string {
 		s[i] = format(v)
 	}
 	return strings.Join(s, ",")
-}
-
-func comparePrefix(a, b netip.Prefix) int {
-	return cmp.Or(a.Addr().Compare(b.Addr()), cmp.Compare(a.Bits(), b.Bits()))
 }

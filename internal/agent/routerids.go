@@ -15,6 +15,7 @@ import (
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // Router-ID event reasons on the BGPNodeConfig (document 000, plus ConfigChanged for a
@@ -108,7 +109,7 @@ func (r *routerIDs) decide(nc *kbgpv1.BGPNodeConfig, node *corev1.Node, now time
 // report emits what one decision needs: events and logs for a new resolution, a
 // failure or a pending configuration change; nothing for a reused lock.
 func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d intent.RouterIDDecision, waitOver bool, took time.Duration) {
-	log := r.logger.With("instance", asn, "node", routerid.Sanitize(r.nodeName))
+	log := r.logger.With("instance", asn, "node", sanitize.Line(r.nodeName))
 	switch {
 	case d.Resolved != nil:
 		metrics.ObserveRouterIDResolution(metrics.RouterIDSuccess, took)
@@ -121,12 +122,12 @@ func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d intent.RouterI
 	case d.Warning != "":
 		if r.once(asn, d.Warning) {
 			log.Warn("router ID configuration changed; keeping the locked router ID until the agent restarts",
-				"routerID", d.Lock.RouterID, "source", d.Lock.Source, "detail", routerid.Sanitize(d.Warning))
-			r.recorder.Event(nc, corev1.EventTypeWarning, EventRouterIDConfigChanged, routerid.Sanitize(d.Warning))
+				"routerID", d.Lock.RouterID, "source", d.Lock.Source, "detail", sanitize.Line(d.Warning))
+			r.recorder.Event(nc, corev1.EventTypeWarning, EventRouterIDConfigChanged, sanitize.Line(d.Warning))
 		}
 	case d.Err != nil && errors.Is(d.Err, intent.ErrNodeNotReady) && !waitOver:
 		if r.once(asn, d.Err.Error()) {
-			log.Info("waiting for the Node before resolving the router ID", "reason", routerid.Sanitize(d.Err.Error()))
+			log.Info("waiting for the Node before resolving the router ID", "reason", sanitize.Line(d.Err.Error()))
 		}
 	case d.Err != nil:
 		metrics.ObserveRouterIDResolution(metrics.RouterIDFailure, took)
@@ -135,8 +136,8 @@ func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d intent.RouterI
 			reason = EventRouterIDConfigError
 		}
 		if r.once(asn, d.Err.Error()) {
-			log.Error("router ID not resolved; the instance is not started", "error", routerid.Sanitize(d.Err.Error()))
-			r.recorder.Event(nc, corev1.EventTypeWarning, reason, routerid.Sanitize(d.Err.Error()))
+			log.Error("router ID not resolved; the instance is not started", "error", sanitize.Line(d.Err.Error()))
+			r.recorder.Event(nc, corev1.EventTypeWarning, reason, sanitize.Line(d.Err.Error()))
 		}
 	default:
 		delete(r.reported, asn)

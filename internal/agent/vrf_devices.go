@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // EventVRFNotFound is the Warning event reason on the BGPNodeConfig when a peer's VRF
@@ -50,7 +50,7 @@ func (d *vrfDevices) check(nc *kbgpv1.BGPNodeConfig) map[string]struct{} {
 			continue
 		}
 		msg := fmt.Sprintf("VRF device %q does not exist on this node; not started: %s",
-			routerid.Sanitize(vrf), routerid.Sanitize(strings.Join(peers[vrf], ", ")))
+			sanitize.Line(vrf), sanitize.Line(strings.Join(peers[vrf], ", ")))
 		d.logger.Warn("VRF device not found", "vrf", vrf, "peers", peers[vrf])
 		if d.recorder != nil {
 			d.recorder.Event(nc, corev1.EventTypeWarning, EventVRFNotFound, msg)

@@ -271,16 +271,12 @@ func unionKeys[K comparable, V any](a, b map[K]V) []K {
 func sortedChanges(changes map[peerKey]*bgp.ExportChange) []bgp.ExportChange {
 	out := make([]bgp.ExportChange, 0, len(changes))
 	for _, ch := range changes {
-		slices.SortFunc(ch.Set, func(a, b bgp.Path) int { return comparePrefix(a.Prefix, b.Prefix) })
-		slices.SortFunc(ch.Remove, comparePrefix)
+		slices.SortFunc(ch.Set, func(a, b bgp.Path) int { return bgp.ComparePrefix(a.Prefix, b.Prefix) })
+		slices.SortFunc(ch.Remove, bgp.ComparePrefix)
 		out = append(out, *ch)
 	}
 	slices.SortFunc(out, func(a, b bgp.ExportChange) int {
 		return cmp.Or(a.Instance.Compare(b.Instance), cmp.Compare(a.Peer, b.Peer))
 	})
 	return out
-}
-
-func comparePrefix(a, b netip.Prefix) int {
-	return cmp.Or(a.Addr().Compare(b.Addr()), cmp.Compare(a.Bits(), b.Bits()))
 }

@@ -34,7 +34,7 @@ func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Pat
 
 func sortedPaths(export map[netip.Prefix]bgp.PathAttributes) []bgp.Path {
 	var out []bgp.Path
-	for _, p := range slices.SortedFunc(maps.Keys(export), comparePrefix) {
+	for _, p := range slices.SortedFunc(maps.Keys(export), bgp.ComparePrefix) {
 		out = append(out, bgp.Path{Prefix: p, Attributes: export[p]})
 	}
 	return out

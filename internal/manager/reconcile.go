@@ -71,7 +71,7 @@ func withdraw(ctx context.Context, inst *instance, del []netip.Prefix) error {
 	if len(del) == 0 {
 		return nil
 	}
-	slices.SortFunc(del, comparePrefix)
+	slices.SortFunc(del, bgp.ComparePrefix)
 	if err := inst.router.DeletePaths(ctx, del); err != nil {
 		return err
 	}
@@ -173,14 +173,14 @@ func diffExport(have, want map[netip.Prefix]bgp.PathAttributes) (set, remove []n
 			remove = append(remove, p)
 		}
 	}
-	slices.SortFunc(set, comparePrefix)
-	slices.SortFunc(remove, comparePrefix)
+	slices.SortFunc(set, bgp.ComparePrefix)
+	slices.SortFunc(remove, bgp.ComparePrefix)
 	return set, remove
 }
 
 // pathsOf returns the prefixes with their attributes in export, sorted by prefix.
 func pathsOf(export map[netip.Prefix]bgp.PathAttributes, prefixes []netip.Prefix) []bgp.Path {
-	slices.SortFunc(prefixes, comparePrefix)
+	slices.SortFunc(prefixes, bgp.ComparePrefix)
 	out := make([]bgp.Path, 0, len(prefixes))
 	for _, p := range prefixes {
 		out = append(out, bgp.Path{Prefix: p, Attributes: export[p]})
@@ -189,12 +189,5 @@ func pathsOf(export map[netip.Prefix]bgp.PathAttributes, prefixes []netip.Prefix
 }
 
 func sortedPrefixes(set map[netip.Prefix]struct{}) []netip.Prefix {
-	return slices.SortedFunc(maps.Keys(set), comparePrefix)
-}
-
-func comparePrefix(a, b netip.Prefix) int {
-	if c := a.Addr().Compare(b.Addr()); c != 0 {
-		return c
-	}
-	return a.Bits() - b.Bits()
+	return slices.SortedFunc(maps.Keys(set), bgp.ComparePrefix)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // SessionStates are the values of kbgp_session_state's state label.
@@ -63,7 +63,7 @@ type Sessions struct {
 func (s *Sessions) Update(samples []PeerSample) {
 	cur := make(map[peerKey]struct{}, len(samples))
 	for _, p := range samples {
-		k := peerKey{strconv.FormatUint(uint64(p.LocalASN), 10), routerid.Sanitize(p.Peer), routerid.Sanitize(p.VRF)}
+		k := peerKey{strconv.FormatUint(uint64(p.LocalASN), 10), sanitize.Line(p.Peer), sanitize.Line(p.VRF)}
 		cur[k] = struct{}{}
 		for _, st := range SessionStates {
 			v := 0.0

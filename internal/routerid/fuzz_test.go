@@ -165,20 +165,3 @@ func checkMessage(t *testing.T, msg string) {
 		t.Fatalf("message with a line break or NUL: %q", msg)
 	}
 }
-
-func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"", "worker-1", "a\nb\r\x00", "ключ\n", "\xff\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := Sanitize(s)
-		if len(got) != len(s) || strings.ContainsAny(got, "\n\r\x00") {
-			t.Fatalf("Sanitize(%q) = %q", s, got)
-		}
-		for i := 0; i < len(s); i++ {
-			if got[i] != s[i] && !strings.ContainsRune("\n\r\x00", rune(s[i])) {
-				t.Fatalf("Sanitize(%q) changed byte %d", s, i)
-			}
-		}
-	})
-}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // MaxRouterIDLength bounds a configured routerID, as the CRD does. It is checked before
@@ -159,7 +161,7 @@ func annotationAddress(annotations map[string]string, key string) (netip.Addr, e
 	}
 	addr, err := netip.ParseAddr(v)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("%w: annotation '%s' value '%s' is not an IPv4 address", ErrTemplateResolution, key, Sanitize(v))
+		return netip.Addr{}, fmt.Errorf("%w: annotation '%s' value '%s' is not an IPv4 address", ErrTemplateResolution, key, sanitize.Line(v))
 	}
 	if err := Validate(addr); err != nil {
 		return netip.Addr{}, fmt.Errorf("%w: annotation '%s': %w", ErrTemplateResolution, key, err)

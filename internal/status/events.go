@@ -9,7 +9,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/manager"
-	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // Peer event reasons on the BGPNodeConfig.
@@ -55,15 +55,15 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event 
 func peerDownMessage(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
 	msg := fmt.Sprintf("%s left Established", describePeer(key, name, p))
 	if p.Status.LastDownReason != "" {
-		msg += ": " + routerid.Sanitize(p.Status.LastDownReason)
+		msg += ": " + sanitize.Line(p.Status.LastDownReason)
 	}
 	return msg
 }
 
 func describePeer(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
-	s := fmt.Sprintf("peer %s (%s, AS %d) of instance %d", routerid.Sanitize(name), p.Peer.Address, p.Peer.ASN, key.LocalASN)
+	s := fmt.Sprintf("peer %s (%s, AS %d) of instance %d", sanitize.Line(name), p.Peer.Address, p.Peer.ASN, key.LocalASN)
 	if key.VRF != "" {
-		s += " in VRF " + routerid.Sanitize(key.VRF)
+		s += " in VRF " + sanitize.Line(key.VRF)
 	}
 	return s
 }

@@ -1,13 +1,13 @@
-package routerid
+package sanitize
 
 import "strings"
 
-// Sanitize replaces '\n', '\r' and NUL with '_' so that a user-controlled string (a
+// Line replaces '\n', '\r' and NUL with '_' so that a user-controlled string (a
 // node name, an annotation key or value) written to a log line or used as a metric
 // label cannot forge extra log entries or break the exposition format. It works on
 // bytes, not runes: the three characters are ASCII, so UTF-8 stays intact, invalid
 // UTF-8 is not rewritten, and the length never changes.
-func Sanitize(s string) string {
+func Line(s string) string {
 	if !strings.ContainsAny(s, "\n\r\x00") {
 		return s
 	}
@@ -19,3 +19,7 @@ func Sanitize(s string) string {
 	}
 	return string(b)
 }
+
+// Cell is Line for a cell of a text/tabwriter table: a tab would split the cell into
+// two columns, so it becomes a space as well.
+func Cell(s string) string { return strings.ReplaceAll(Line(s), "\t", " ") }
