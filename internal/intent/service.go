@@ -2,6 +2,7 @@ package intent
 
 import (
 	"net/netip"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -14,9 +15,12 @@ import (
 
 // The pseudo-labels an advertisement's Service selector can match besides the
 // Service's own labels.
+// Service labels under labelDomain do not count.
 const (
-	LabelServiceName      = "kbgp.io/service-name"
-	LabelServiceNamespace = "kbgp.io/service-namespace"
+	LabelServiceName      = labelDomain + "/service-name"
+	LabelServiceNamespace = labelDomain + "/service-namespace"
+
+	labelDomain = "kbgp.io"
 )
 
 // LoadBalancerClass is the loadBalancerClass kbgp announces besides an unset one.
@@ -40,13 +44,26 @@ func serviceHostRoutes(svc *corev1.Service, a kbgpv1.Advertisement, fam bgp.Fami
 	return out
 }
 
-// serviceLabels are the Service's labels plus the two pseudo-labels.
+// serviceLabels are the labels an advertisement's selector matches: the Service's own
+// labels, except those under kbgp.io/ (a Service must not claim kbgp's names), then the
+// two pseudo-labels, which always win, so a Service in one namespace cannot label itself
+// into an advertisement scoped to another.
 func serviceLabels(svc *corev1.Service) labels.Set {
-	set := labels.Set{LabelServiceName: svc.Name, LabelServiceNamespace: svc.Namespace}
+	set := make(labels.Set, len(svc.Labels)+2)
 	for k, v := range svc.Labels {
-		set[k] = v
+		if !reservedLabel(k) {
+			set[k] = v
+		}
 	}
+	set[LabelServiceName], set[LabelServiceNamespace] = svc.Name, svc.Namespace
 	return set
+}
+
+// reservedLabel reports whether a label key is under kbgp's prefix, kbgp.io/ or a
+// subdomain of it.
+func reservedLabel(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	return ok && (prefix == labelDomain || strings.HasSuffix(prefix, "."+labelDomain))
 }
 
 // serviceAddresses are the Service's addresses of one kind that parse.

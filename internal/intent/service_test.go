@@ -60,6 +60,13 @@ func TestServicePaths(t *testing.T) {
 	local := lbService("local", nil, "203.0.113.13")
 	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 	key := types.NamespacedName{Namespace: "shop", Name: "local"}
+	// forged lives in namespace evil but labels itself as shop's our-class, and claims
+	// another label under kbgp.io/.
+	forged := lbService("forged", map[string]string{LabelServiceName: "our-class", LabelServiceNamespace: "shop", "kbgp.io/team": "payments"}, "203.0.113.66")
+	forged.Namespace = "evil"
+	byShopName := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceName: "our-class", LabelServiceNamespace: "shop"}}
+	byShopNamespace := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceNamespace: "shop"}}
+	byTeam := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/team": "payments"}}
 
 	tests := []struct {
 		name   string
@@ -84,6 +91,16 @@ func TestServicePaths(t *testing.T) {
 				serviceAd("by-name", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceName: "our-class", LabelServiceNamespace: "shop"}}, "65001:2", kbgpv1.ServiceLoadBalancerIP),
 			}, []corev1.Service{web, ourClass}, nil, both[:1],
 			[]bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}, {Prefix: host("203.0.113.12"), Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 2}}}}},
+		{"pseudo-labels a Service sets on itself do not count",
+			[]kbgpv1.BGPAdvertisement{serviceAd("by-name", byShopName, "65001:1", kbgpv1.ServiceLoadBalancerIP), serviceAd("by-ns", byShopNamespace, "65001:1", kbgpv1.ServiceLoadBalancerIP)},
+			[]corev1.Service{forged}, nil, both[:1], nil},
+		{"control: the real shop Service matches the same selectors",
+			[]kbgpv1.BGPAdvertisement{serviceAd("by-name", byShopName, "65001:1", kbgpv1.ServiceLoadBalancerIP), serviceAd("by-ns", byShopNamespace, "65001:1", kbgpv1.ServiceLoadBalancerIP)},
+			[]corev1.Service{ourClass}, nil, both[:1],
+			[]bgp.Path{{Prefix: host("203.0.113.12"), Attributes: c1}}},
+		{"Service labels under kbgp.io/ do not count",
+			[]kbgpv1.BGPAdvertisement{serviceAd("by-team", byTeam, "65001:1", kbgpv1.ServiceLoadBalancerIP)},
+			[]corev1.Service{forged}, nil, both[:1], nil},
 		{"overlapping advertisements: once, union of communities",
 			[]kbgpv1.BGPAdvertisement{serviceAd("a", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP), serviceAd("b", nil, "65001:2", kbgpv1.ServiceLoadBalancerIP)},
 			[]corev1.Service{web}, nil, both[:1],
@@ -112,5 +129,16 @@ func TestServicePaths(t *testing.T) {
 				t.Errorf("paths (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestReservedLabel(t *testing.T) {
+	for key, want := range map[string]bool{
+		"kbgp.io/service-name": true, "kbgp.io/team": true, "lb.kbgp.io/pool": true,
+		"notkbgp.io/team": false, "kbgp.io": false, "app": false, "example.com/kbgp.io": false,
+	} {
+		if got := reservedLabel(key); got != want {
+			t.Errorf("reservedLabel(%q) = %v, want %v", key, got, want)
+		}
 	}
 }
