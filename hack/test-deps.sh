@@ -49,7 +49,9 @@ build_k8s_binaries() {
 	start=$(date +%s)
 	staging_version="v0${K8S_VERSION#v1}"
 	work="$(mktemp -d)"
-	trap 'rm -rf "$work"' RETURN
+	# A RETURN trap stays set after the function returns; it clears itself so it does not
+	# fire again (with $work unset) when the caller returns.
+	trap 'rm -rf -- "${work:-}"; trap - RETURN' RETURN
 	mkdir -p "$ASSETS_DIR" "$work/kube-apiserver" "$work/kube-controller-manager" "$work/kubectl"
 	log "building kube-apiserver, kube-controller-manager and kubectl $K8S_VERSION (first time: several minutes)"
 	(

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -300,5 +301,14 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 		l := &coordinationv1.Lease{}
 		err := server.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: agent.LeaseName(node)}, l)
 		return err == nil && l.Spec.RenewTime != nil && *l.Spec.HolderIdentity == node
+	})
+	// Events about the cluster-scoped BGPNodeConfig live in default, the one namespace
+	// the generated Role grants Events in.
+	eventually(t, 30*time.Second, "the agent's Events recorded with the generated Role", func() bool {
+		events := &corev1.EventList{}
+		err := server.Client.List(ctx, events, client.InNamespace(metav1.NamespaceDefault))
+		return err == nil && slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
+			return e.InvolvedObject.Kind == "BGPNodeConfig" && e.InvolvedObject.Name == node
+		})
 	})
 }

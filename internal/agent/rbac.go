@@ -4,16 +4,18 @@ package agent
 // get only — the agent reads its own Node by name (nodeGetter, with a TTL cache) and
 // never lists or watches the cluster's topology. BGPNodeConfigs are listed and watched
 // only with a field selector on its own name (RBAC cannot express that restriction; the
-// admission policy of the install issue limits its writes to its own BGPNodeConfig).
-// Services and EndpointSlices are read cluster-wide: any of them may be advertised.
-// Secrets are readable in its own namespace only, through a Role, and so is its
-// liveness Lease (get, create, update).
+// admission policy in config/admission limits its writes to its own BGPNodeConfig, its
+// own Lease and Events about its own node). Services and EndpointSlices are read
+// cluster-wide: any of them may be advertised. Secrets are readable in its own
+// namespace only, through a Role, and so is its liveness Lease (get, create, update).
+// Events go to default only, where Events about cluster-scoped objects such as its
+// BGPNodeConfig live.
 //
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs/status,verbs=get;patch
-// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="";events.k8s.io,namespace=default,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kbgp-system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kbgp-system,resources=leases,verbs=get;create;update

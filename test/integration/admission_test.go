@@ -75,11 +75,16 @@ func TestAgentWritesOnlyItsOwnNodeConfig(t *testing.T) {
 // agentClient impersonates the agent's ServiceAccount with the given user extras, as
 // the API server authenticates a pod's service-account token.
 func agentClient(t *testing.T, extra map[string][]string) client.Client {
+	return impersonate(t, agentUser, "kbgp-system", extra)
+}
+
+// impersonate returns a client acting as the ServiceAccount user of namespace.
+func impersonate(t *testing.T, user, namespace string, extra map[string][]string) client.Client {
 	t.Helper()
 	cfg := rest.CopyConfig(server.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: agentUser,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:kbgp-system", "system:authenticated"},
+		UserName: user,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
 		Extra:    extra,
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
