@@ -16,6 +16,7 @@ type operatorOptions struct {
 	healthProbeAddress      string
 	leaderElect             bool
 	leaderElectionNamespace string
+	agentNamespace          string
 	workers                 int
 }
 
@@ -37,6 +38,7 @@ BGPClusterConfig. Run two replicas with --leader-elect.`,
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader through a Lease so only one replica writes")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default $"+envPodNamespace+", else "+defaultNamespace+")")
+	f.StringVar(&o.agentNamespace, "agent-namespace", "", "namespace of the agents' liveness Leases, watched to mark a silent agent's node Ready=Unknown (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.IntVar(&o.workers, "node-workers", 32, "nodes rendered in parallel (each is one API write at most)")
 	return cmd
 }
@@ -47,15 +49,19 @@ func runOperator(cmd *cobra.Command, o operatorOptions) error {
 	if err != nil {
 		return err
 	}
-	ns := o.leaderElectionNamespace
+	ns, agentNS := o.leaderElectionNamespace, o.agentNamespace
 	if ns == "" {
 		ns = namespaceFromEnv()
+	}
+	if agentNS == "" {
+		agentNS = namespaceFromEnv()
 	}
 	mgr, err := operator.NewManager(cfg, operator.Options{
 		MetricsAddress:          o.metricsAddress,
 		HealthProbeAddress:      o.healthProbeAddress,
 		LeaderElect:             o.leaderElect,
 		LeaderElectionNamespace: ns,
+		AgentNamespace:          agentNS,
 		NodeConfigWorkers:       o.workers,
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/agent"
+	"kbgp.io/kbgp/internal/contract"
 )
 
 // nodeGVK is the kind of a Node, needed to read one as metadata only.
@@ -84,7 +84,7 @@ func agentLeases(ctx context.Context, r client.Reader, namespace string) (map[st
 	out := map[string]*metav1.Time{}
 	for _, l := range list.Items {
 		holder := l.Spec.HolderIdentity
-		if holder == nil || l.Name != agent.LeaseName(*holder) || l.Spec.RenewTime == nil {
+		if holder == nil || l.Name != contract.AgentLeaseName(*holder) || l.Spec.RenewTime == nil {
 			continue
 		}
 		out[*holder] = &metav1.Time{Time: l.Spec.RenewTime.Time}

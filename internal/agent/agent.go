@@ -103,7 +103,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(writer); err != nil {
 		return err
 	}
-	lease := &leaseRenewer{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), namespace: o.Namespace, node: o.NodeName, logger: o.Logger}
+	lease := &leaseRenewer{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), namespace: o.Namespace, node: o.NodeName, logger: o.Logger,
+		renewed: writer.reassertIfMarkedStale}
 	if err := mgr.Add(lease); err != nil {
 		return err
 	}

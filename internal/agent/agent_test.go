@@ -24,6 +24,7 @@ import (
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/contract"
 )
 
 const namespace = "kbgp-system"
@@ -299,7 +300,7 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 	}
 	eventually(t, 30*time.Second, "the agent's Lease renewed with the generated Role", func() bool {
 		l := &coordinationv1.Lease{}
-		err := server.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: agent.LeaseName(node)}, l)
+		err := server.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: contract.AgentLeaseName(node)}, l)
 		return err == nil && l.Spec.RenewTime != nil && *l.Spec.HolderIdentity == node
 	})
 	// Events about the cluster-scoped BGPNodeConfig live in default, the one namespace

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"kbgp.io/kbgp/internal/contract"
 )
 
 // Liveness Lease timing: renewed every leaseRenewInterval, stale after leaseDuration.
@@ -18,11 +20,6 @@ const (
 	leaseRenewInterval = 10 * time.Second
 	leaseDuration      = 40 * time.Second
 )
-
-// LeaseName is the Lease an agent renews in its namespace while it runs. The status
-// is written only when something changes, so its lastUpdateTime can be old on a
-// healthy node; the Lease's renewTime says when the agent was last alive.
-func LeaseName(node string) string { return "kbgp-agent-" + node }
 
 // leaseRenewer keeps the agent's Lease fresh (manager.Runnable). It reads with the
 // API reader, so the agent needs only get/create/update on Leases in its namespace,
@@ -33,13 +30,20 @@ type leaseRenewer struct {
 	namespace string
 	node      string
 	logger    *slog.Logger
+	// renewed is called after each successful renewal.
+	renewed func(context.Context)
 }
 
 // Start renews until ctx ends.
 func (l *leaseRenewer) Start(ctx context.Context) error {
 	for {
-		if err := l.renew(ctx); err != nil && ctx.Err() == nil {
-			l.logger.Warn("renewing the agent Lease", "lease", LeaseName(l.node), "error", err)
+		switch err := l.renew(ctx); {
+		case err == nil:
+			if l.renewed != nil {
+				l.renewed(ctx)
+			}
+		case ctx.Err() == nil:
+			l.logger.Warn("renewing the agent Lease", "lease", contract.AgentLeaseName(l.node), "error", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -52,10 +56,10 @@ func (l *leaseRenewer) Start(ctx context.Context) error {
 func (l *leaseRenewer) renew(ctx context.Context) error {
 	now := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{}
-	err := l.reader.Get(ctx, types.NamespacedName{Namespace: l.namespace, Name: LeaseName(l.node)}, lease)
+	err := l.reader.Get(ctx, types.NamespacedName{Namespace: l.namespace, Name: contract.AgentLeaseName(l.node)}, lease)
 	if apierrors.IsNotFound(err) {
 		lease = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: l.namespace, Name: LeaseName(l.node)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: l.namespace, Name: contract.AgentLeaseName(l.node)},
 			Spec: coordinationv1.LeaseSpec{
 				HolderIdentity: ptr.To(l.node), LeaseDurationSeconds: ptr.To(int32(leaseDuration.Seconds())),
 				AcquireTime: &now, RenewTime: &now,

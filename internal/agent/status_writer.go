@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -136,6 +137,22 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	w.written = &st
 	w.mu.Unlock()
 	return true
+}
+
+// reassertIfMarkedStale re-applies the agent's status when the operator has marked the
+// node AgentNotReporting (its Lease had expired). It is called after each Lease
+// renewal, so the mark clears as soon as the agent is live again, even when nothing
+// else in its status changed.
+func (w *statusWriter) reassertIfMarkedStale(ctx context.Context) {
+	nc := &kbgpv1.BGPNodeConfig{}
+	if err := w.client.Get(ctx, types.NamespacedName{Name: w.nodeName}, nc); err != nil || !status.MarkedNotReporting(nc.Status.Conditions) {
+		return
+	}
+	w.logger.Info("the operator marked this node not reporting; writing the status again", "node", w.nodeName)
+	w.mu.Lock()
+	w.written = nil
+	w.mu.Unlock()
+	w.Trigger()
 }
 
 // ReasonAgentShutdown is the Ready reason a stopping agent leaves behind.

@@ -219,7 +219,7 @@ func createAll(ctx context.Context, c client.Client, objs []client.Object) error
 // startComponents runs the operator and one agent per node until ctx ends; Wait
 // returns when all have stopped (agents stop their speakers first).
 func startComponents(ctx context.Context, cfg *rest.Config, logger *slog.Logger) (*sync.WaitGroup, error) {
-	op, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", InProcessReplica: true})
+	op, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", InProcessReplica: true, AgentNamespace: namespace})
 	if err != nil {
 		return nil, err
 	}

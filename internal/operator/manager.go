@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -37,6 +40,10 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// NodeConfigWorkers is how many nodes are rendered in parallel.
 	NodeConfigWorkers int
+	// AgentNamespace is where the agents renew their Leases; the operator marks a node's
+	// Ready Unknown (AgentNotReporting) when its agent's Lease expires. Empty: agents'
+	// liveness is not watched.
+	AgentNamespace string
 	// InProcessReplica lets several operators run in one process (the lab, tests of
 	// leader handover) by skipping controller-runtime's unique-controller-name check.
 	InProcessReplica bool
@@ -73,12 +80,22 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		RenewDeadline:                 nonZero(o.RenewDeadline),
 		RetryPeriod:                   nonZero(o.RetryPeriod),
 		Controller:                    config.Controller{SkipNameValidation: &o.InProcessReplica},
+		Cache:                         leaseCache(o.AgentNamespace),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	if err := setupControllers(mgr, max(o.NodeConfigWorkers, 1)); err != nil {
 		return nil, err
+	}
+	if o.AgentNamespace != "" {
+		err := ctrl.NewControllerManagedBy(mgr).
+			Named("agentliveness").
+			For(&coordinationv1.Lease{}).
+			Complete(metrics.Instrument(&AgentLivenessReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(FieldManager)}))
+		if err != nil {
+			return nil, fmt.Errorf("set up agent liveness controller: %w", err)
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
@@ -119,6 +136,16 @@ func setupControllers(mgr ctrl.Manager, workers int) error {
 		return fmt.Errorf("set up cluster config controller: %w", err)
 	}
 	return nil
+}
+
+// leaseCache watches Leases only where the agents renew theirs.
+func leaseCache(agentNamespace string) cache.Options {
+	if agentNamespace == "" {
+		return cache.Options{}
+	}
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{agentNamespace: {}}},
+	}}
 }
 
 // nonZero turns a zero duration into nil so the manager applies its default.

@@ -2,13 +2,14 @@ package operator
 
 // The operator's permissions, generated into config/rbac/operator by `make manifests`.
 // Nodes are read as metadata only; it writes BGPNodeConfigs (spec, and status for the
-// failedResources entries of ignored overrides) and BGPClusterConfig status. Its
-// leader-election Lease lives in kbgp-system, the only namespace it may touch Leases in.
+// failedResources entries of ignored overrides, and Ready when an agent stops reporting)
+// and BGPClusterConfig status. Its leader-election Lease and the agents' liveness Leases,
+// which it watches, live in kbgp-system, the only namespace it may touch Leases in.
 //
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpclusterconfigs;bgppeerconfigs;bgpnodeconfigoverrides,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpclusterconfigs/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs/status,verbs=get;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kbgp-system,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kbgp-system,resources=leases,verbs=get;list;watch;create;update
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch

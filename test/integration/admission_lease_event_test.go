@@ -12,9 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"kbgp.io/kbgp/internal/contract"
 
-	"kbgp.io/kbgp/internal/agent"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // TestAgentWritesOnlyItsOwnLeaseAndEvents installs the agent's RBAC and the admission
@@ -30,7 +30,7 @@ func TestAgentWritesOnlyItsOwnLeaseAndEvents(t *testing.T) {
 		k.run("apply", "--server-side", "-k", configDir(base))
 		t.Cleanup(func() { k.run("delete", "-k", configDir(base)) })
 	}
-	for _, name := range []string{agent.LeaseName("lease-node-b"), "kbgp-operator"} {
+	for _, name := range []string{contract.AgentLeaseName("lease-node-b"), "kbgp-operator"} {
 		l := lease("kbgp-system", name)
 		if err := server.Client.Create(ctx, l); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
@@ -41,9 +41,9 @@ func TestAgentWritesOnlyItsOwnLeaseAndEvents(t *testing.T) {
 
 	// The API server starts enforcing a policy change within about a second.
 	const foreignLease = "kbgp-agent on node lease-node-a may write only Lease kbgp-system/kbgp-agent-lease-node-a, not kbgp-system/kbgp-agent-lease-node-b"
-	eventuallyForbidden(t, foreignLease, func() error { return renew(ctx, onNodeA, agent.LeaseName("lease-node-b")) })
+	eventuallyForbidden(t, foreignLease, func() error { return renew(ctx, onNodeA, contract.AgentLeaseName("lease-node-b")) })
 
-	own := lease("kbgp-system", agent.LeaseName("lease-node-a"))
+	own := lease("kbgp-system", contract.AgentLeaseName("lease-node-a"))
 	if err := onNodeA.Create(ctx, own); err != nil {
 		t.Fatalf("agent of lease-node-a creating its own Lease: %v", err)
 	}
