@@ -110,12 +110,16 @@ func kbgpNode(t *testing.T, server *apiserver.Server, l *peerLab) *agentProcess 
 
 // serviceAdvertisement advertises the given address kinds of every Service to the
 // kbgp node's peer.
+// benchRanges allow every address the benchmarks' Services use.
+var benchRanges = []kbgpv1.CIDR{"10.128.0.0/9", "198.18.0.0/15"}
+
 func serviceAdvertisement(kinds ...kbgpv1.ServiceAddressType) *kbgpv1.BGPAdvertisement {
 	return &kbgpv1.BGPAdvertisement{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench-services", Labels: map[string]string{benchLabel: "kbgp"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
-			Service:           &kbgpv1.ServiceAdvertisement{Addresses: kinds},
+			// The bulk ranges of B1-B3 (10.128.0.0/9) and B6 (198.18.0.0/15).
+			Service: &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: benchRanges, LoadBalancerIPPrefixes: benchRanges},
 		}}},
 	}
 }

@@ -69,7 +69,31 @@ type ServiceAdvertisement struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=3
 	Addresses []ServiceAddressType `json:"addresses"`
+
+	// ExternalIPPrefixes are the ranges an ExternalIP address must lie in to be
+	// announced. spec.externalIPs is chosen by whoever writes the Service, so an
+	// administrator allows its ranges here; empty: no external IP is announced, and the
+	// node's status names each Service whose external IP was refused.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	ExternalIPPrefixes []CIDR `json:"externalIPPrefixes,omitempty"`
+
+	// LoadBalancerIPPrefixes are the ranges a LoadBalancerIP address must lie in to be
+	// announced. An address outside every range is refused and named in the node's
+	// status; empty: no load-balancer IP is announced.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	LoadBalancerIPPrefixes []CIDR `json:"loadBalancerIPPrefixes,omitempty"`
 }
+
+// CIDR is an IPv4 or IPv6 prefix in CIDR notation without host bits, e.g.
+// 203.0.113.0/24 or 2001:db8::/48.
+// +kubebuilder:validation:MaxLength=49
+// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="must be a CIDR such as 203.0.113.0/24 or 2001:db8::/48"
+// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || cidr(self) == cidr(self).masked()",message="must not have host bits set (use the network address, e.g. 203.0.113.0/24)"
+type CIDR string
 
 // BGPAttributes are path attributes set on announced prefixes.
 type BGPAttributes struct {

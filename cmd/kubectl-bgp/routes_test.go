@@ -26,7 +26,7 @@ func routesObjects() []client.Object {
 	lbAd := func(name, to string, attrs *kbgpv1.BGPAttributes) *kbgpv1.BGPAdvertisement {
 		return &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"to": to}},
 			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
-				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}}, Attributes: attrs}}}}
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}, LoadBalancerIPPrefixes: []kbgpv1.CIDR{"100.64.1.0/24"}}, Attributes: attrs}}}}
 	}
 	lb := func(name, ip string, local bool) *corev1.Service {
 		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer},

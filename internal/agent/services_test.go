@@ -63,7 +63,7 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 	create(t, testNode(node), pc,
 		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "hot-path", Labels: map[string]string{"advertise": "hot-path"}},
 			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
-				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}}}}}})
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.0.0/16"}}}}}})
 	for i := range existing {
 		create(t, externalService(fmt.Sprintf("bulk-%d", i), fmt.Sprintf("100.64.%d.%d", i/250, i%250+1), false))
 	}

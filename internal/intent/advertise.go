@@ -42,7 +42,7 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 						pods = append(pods, bgp.Path{Prefix: p, Attributes: attrs})
 					}
 				case kbgpv1.AdvertisementService:
-					if r, ok := newServiceRule(a, fa.family, attrs); ok {
+					if r, ok := newServiceRule(adv.Name, a, fa.family, attrs); ok {
 						rules = append(rules, r)
 					}
 				}
@@ -52,9 +52,9 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 	return pods, rules
 }
 
-// newServiceRule compiles a Service entry; one without addresses or with a selector
-// that does not compile (the schema prevents both) selects nothing.
-func newServiceRule(a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttributes) (serviceRule, bool) {
+// newServiceRule compiles a Service entry of advertisement; one without addresses or
+// with a selector that does not compile (the schema prevents both) selects nothing.
+func newServiceRule(advertisement string, a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttributes) (serviceRule, bool) {
 	if a.Service == nil {
 		return serviceRule{}, false
 	}
@@ -66,7 +66,8 @@ func newServiceRule(a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttrib
 		}
 		sel = s
 	}
-	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs}, true
+	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs, advertisement: advertisement,
+		allowedRanges: newAllowedRanges(a.Service)}, true
 }
 
 // selector converts a peer family's selector; nil selects nothing.

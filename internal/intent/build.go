@@ -39,7 +39,8 @@ type Input struct {
 // Result is what the node must run and what went wrong.
 type Result struct {
 	Desired bgp.Desired
-	// Failed lists the resources that could not be applied, and why.
+	// Failed lists the resources that could not be applied, and why, ending with the
+	// Services whose addresses were refused (Exports.Refused at the time of the build).
 	Failed []kbgpv1.FailedResource
 	// Exports holds the built peers' exports per source, for the Service events that
 	// follow (nil when there is no node config).
@@ -73,7 +74,7 @@ func Build(in Input) Result {
 		dp.Export = res.Exports.export(p)
 		di.Peers[p.name] = dp
 	}
-	res.Failed = dedupe(res.Failed)
+	res.Failed = append(dedupe(res.Failed), res.Exports.Refused()...)
 	return res
 }
 

@@ -30,6 +30,9 @@ type serviceRule struct {
 	selector labels.Selector
 	entry    kbgpv1.Advertisement
 	attrs    bgp.PathAttributes
+	// advertisement names the BGPAdvertisement the entry is in, for refusals.
+	advertisement string
+	allowedRanges
 }
 
 // podCIDRSource is the source key of the node's pod CIDRs; Services are keyed by
@@ -53,6 +56,8 @@ type ExportIndex struct {
 	// contributors are, per peer and prefix, the attributes each source gives it; what
 	// the peer is sent is their merge (union of communities, highest local preference).
 	contributors map[peerKey]map[netip.Prefix]sources
+	// refused says, per Service with addresses no rule allows, which and why.
+	refused map[types.NamespacedName]string
 }
 
 // contribution is what one source gives one peer for one prefix. attrs is shared and
@@ -77,6 +82,7 @@ func newExportIndex(node string) *ExportIndex {
 		rules:        map[peerKey][]serviceRule{},
 		services:     map[types.NamespacedName]map[peerKey][]contribution{},
 		contributors: map[peerKey]map[netip.Prefix]sources{},
+		refused:      map[types.NamespacedName]string{},
 	}
 }
 
@@ -99,8 +105,14 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 // prefix. slices are the Service's EndpointSlices.
 func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
 	var now map[peerKey][]contribution
+	var refused string
 	if svc != nil {
-		now = x.serviceExports(svc, slices)
+		now, refused = x.serviceExports(svc, slices)
+	}
+	if refused == "" {
+		delete(x.refused, key)
+	} else {
+		x.refused[key] = refused
 	}
 	old := x.services[key]
 	changes := map[peerKey]*bgp.ExportChange{}
@@ -158,13 +170,16 @@ func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 	return out
 }
 
-// serviceExports is what svc contributes to each peer whose rules select it. A prefix
-// one rule selects points at that rule's attributes; only a prefix several rules
-// select gets an attribute set of its own, their merge.
-func (x *ExportIndex) serviceExports(svc *corev1.Service, slices []discoveryv1.EndpointSlice) map[peerKey][]contribution {
+// serviceExports is what svc contributes to each peer whose rules select it, and the
+// message naming its addresses that some rule selects but no rule allows ("" when
+// none). A prefix one rule selects points at that rule's attributes; only a prefix
+// several rules select gets an attribute set of its own, their merge.
+func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, string) {
 	out := map[peerKey][]contribution{}
 	lbls := serviceLabels(svc)
-	local := hasLocalEndpoint(slices, x.node)
+	local := hasLocalEndpoint(endpointSlices, x.node)
+	var refused []refusal
+	announced := map[netip.Addr]bool{}
 	for p, rules := range x.rules {
 		var contribs []contribution
 		seen := map[netip.Prefix]int{}
@@ -173,7 +188,10 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, slices []discoveryv1.E
 			if !r.selector.Matches(lbls) {
 				continue
 			}
-			for _, prefix := range serviceHostRoutes(svc, r.entry, r.family, local) {
+			routes, no := serviceHostRoutes(svc, r, local)
+			refused = append(refused, no...)
+			for _, prefix := range routes {
+				announced[prefix.Addr()] = true
 				j, dup := seen[prefix]
 				if !dup {
 					seen[prefix] = len(contribs)
@@ -188,7 +206,28 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, slices []discoveryv1.E
 			out[p] = contribs
 		}
 	}
+	refused = slices.DeleteFunc(refused, func(r refusal) bool { return announced[r.addr] })
+	if len(refused) == 0 {
+		return out, ""
+	}
+	return out, refusalMessage(refused)
+}
+
+// Refused lists, as failed resources, the Services whose addresses some advertisement
+// selects but does not allow (see allowedRanges), sorted by Service.
+func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
+	out := make([]kbgpv1.FailedResource, 0, len(x.refused))
+	for _, key := range slices.SortedFunc(maps.Keys(x.refused), compareNamespacedName) {
+		out = append(out, kbgpv1.FailedResource{Kind: "Service", Name: key.String(), Message: x.refused[key]})
+	}
 	return out
+}
+
+// RefusedOf is the refusal message of one Service, "" when it has none.
+func (x *ExportIndex) RefusedOf(key types.NamespacedName) string { return x.refused[key] }
+
+func compareNamespacedName(a, b types.NamespacedName) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
 
 // contribute sets what src gives prefix for the peer.

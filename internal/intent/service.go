@@ -26,22 +26,27 @@ const (
 // LoadBalancerClass is the loadBalancerClass kbgp announces besides an unset one.
 const LoadBalancerClass = "kbgp.io/bgp"
 
-// serviceHostRoutes returns the /32 and /128 host routes of the family for the
-// Service's addresses of the kinds the advertisement entry names. local says whether
-// the Service has a ready endpoint on this node (for externalTrafficPolicy Local).
-func serviceHostRoutes(svc *corev1.Service, a kbgpv1.Advertisement, fam bgp.Family, local bool) []netip.Prefix {
-	var out []netip.Prefix
-	for _, kind := range a.Service.Addresses {
+// serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
+// Service's addresses of its family and kinds, and the addresses it refuses because
+// they lie outside the ranges the advertisement allows for their kind. local says
+// whether the Service has a ready endpoint on this node (externalTrafficPolicy Local).
+func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
+	for _, kind := range r.entry.Service.Addresses {
 		if externalLocal(svc, kind) && !local {
 			continue
 		}
 		for _, addr := range serviceAddresses(svc, kind) {
-			if addr.Is6() == (fam == bgp.FamilyIPv6Unicast) {
-				out = append(out, netip.PrefixFrom(addr, addr.BitLen()))
+			if addr.Is6() != (r.family == bgp.FamilyIPv6Unicast) {
+				continue
 			}
+			if !r.allows(kind, addr) {
+				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement})
+				continue
+			}
+			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))
 		}
 	}
-	return out
+	return routes, refused
 }
 
 // serviceLabels are the labels an advertisement's selector matches: the Service's own

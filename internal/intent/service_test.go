@@ -27,12 +27,22 @@ func lbService(name string, lbls map[string]string, ips ...string) corev1.Servic
 	return svc
 }
 
+// testRanges allow every address the tests' Services use (the documentation ranges).
+var testRanges = []kbgpv1.CIDR{"198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"}
+
+// serviceAd is an advertisement whose ranges allow every test address.
 func serviceAd(name string, sel *kbgpv1.LabelSelector, comm kbgpv1.StandardCommunity, kinds ...kbgpv1.ServiceAddressType) kbgpv1.BGPAdvertisement {
+	return serviceAdWithin(name, sel, comm, testRanges, testRanges, kinds...)
+}
+
+// serviceAdWithin is an advertisement allowing external IPs in ext and load-balancer
+// IPs in lb.
+func serviceAdWithin(name string, sel *kbgpv1.LabelSelector, comm kbgpv1.StandardCommunity, ext, lb []kbgpv1.CIDR, kinds ...kbgpv1.ServiceAddressType) kbgpv1.BGPAdvertisement {
 	return kbgpv1.BGPAdvertisement{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"advertise": "bgp"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService, Selector: sel,
-			Service:    &kbgpv1.ServiceAdvertisement{Addresses: kinds},
+			Service:    &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: ext, LoadBalancerIPPrefixes: lb},
 			Attributes: &kbgpv1.BGPAttributes{Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{comm}}},
 		}}},
 	}
@@ -101,6 +111,15 @@ func TestServicePaths(t *testing.T) {
 		{"Service labels under kbgp.io/ do not count",
 			[]kbgpv1.BGPAdvertisement{serviceAd("by-team", byTeam, "65001:1", kbgpv1.ServiceLoadBalancerIP)},
 			[]corev1.Service{forged}, nil, both[:1], nil},
+		{"external and load-balancer IPs outside the allowed ranges: refused",
+			[]kbgpv1.BGPAdvertisement{serviceAdWithin("narrow", nil, "65001:1", []kbgpv1.CIDR{"198.51.100.128/25"}, []kbgpv1.CIDR{"203.0.113.128/25", "2001:db8:10::/48"},
+				kbgpv1.ServiceLoadBalancerIP, kbgpv1.ServiceExternalIP, kbgpv1.ServiceClusterIP)},
+			[]corev1.Service{web}, nil, both,
+			[]bgp.Path{{Prefix: host("10.96.0.10"), Attributes: c1}, {Prefix: host("2001:db8:10::10"), Attributes: c1}, {Prefix: host("fd96::10"), Attributes: c1}}},
+		{"no ranges: no external or load-balancer IP, cluster IPs still",
+			[]kbgpv1.BGPAdvertisement{serviceAdWithin("none", nil, "65001:1", nil, nil, kbgpv1.ServiceLoadBalancerIP, kbgpv1.ServiceExternalIP, kbgpv1.ServiceClusterIP)},
+			[]corev1.Service{web}, nil, both[:1],
+			[]bgp.Path{{Prefix: host("10.96.0.10"), Attributes: c1}}},
 		{"overlapping advertisements: once, union of communities",
 			[]kbgpv1.BGPAdvertisement{serviceAd("a", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP), serviceAd("b", nil, "65001:2", kbgpv1.ServiceLoadBalancerIP)},
 			[]corev1.Service{web}, nil, both[:1],

@@ -67,6 +67,10 @@ type labService struct {
 	localOn string
 }
 
+// labLoadBalancerRange is the range the lab's advertisement allows load-balancer IPs
+// from; every Service address below is in it.
+const labLoadBalancerRange = "100.64.0.0/24"
+
 // services: one announced by every node, one only by the node with its endpoint, and one
 // of another load-balancer class that kbgp must leave alone.
 var services = []labService{
@@ -195,7 +199,7 @@ func advertisement() *kbgpv1.BGPAdvertisement {
 			{AdvertisementType: kbgpv1.AdvertisementPodCIDR, Attributes: &kbgpv1.BGPAttributes{
 				Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:100"}}}},
 			{AdvertisementType: kbgpv1.AdvertisementService,
-				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}, LoadBalancerIPPrefixes: []kbgpv1.CIDR{labLoadBalancerRange}},
 				Attributes: &kbgpv1.BGPAttributes{Communities: &kbgpv1.BGPCommunities{
 					Standard: []kbgpv1.StandardCommunity{"65001:200"}, Large: []kbgpv1.LargeCommunity{"65001:1:2"}}}},
 		}},

@@ -72,7 +72,7 @@ func (tp *peeringTopology) servicesScenario(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: tp.nodeName + "-services", Labels: map[string]string{"advertise": "e2e"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
-			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}, LoadBalancerIPPrefixes: []kbgpv1.CIDR{"100.64.0.0/16"}},
 			Attributes:        &kbgpv1.BGPAttributes{Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:200"}}},
 		}}},
 	})

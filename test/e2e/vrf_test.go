@@ -99,7 +99,7 @@ func (tp *vrfTopology) createObjects(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: n + "-lb", Labels: map[string]string{"advertise": n + "-blue"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
-			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}, LoadBalancerIPPrefixes: []kbgpv1.CIDR{kbgpv1.CIDR(vrfServiceIP + "/32")}},
 			Selector:          &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-name": kbgpv1.LabelValue(svcName)}},
 		}}},
 	}

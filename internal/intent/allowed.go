@@ -1,0 +1,71 @@
+package intent
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// allowedRanges are the ranges an advertisement entry lets Service addresses of the
+// user-chosen kinds be announced from: a Service's external IPs are written by whoever
+// writes the Service, and a load-balancer IP by whatever writes its status, so neither
+// is announced outside ranges an administrator allowed. Cluster IPs come from the
+// cluster's own allocator and need no range.
+type allowedRanges struct {
+	externalIP, loadBalancerIP []netip.Prefix
+}
+
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes)}
+}
+
+// parseRanges parses CIDRs; one that does not parse (the schema prevents it) allows
+// nothing.
+func parseRanges(cidrs []kbgpv1.CIDR) []netip.Prefix {
+	var out []netip.Prefix
+	for _, c := range cidrs {
+		if p, err := netip.ParsePrefix(string(c)); err == nil {
+			out = append(out, p.Masked())
+		}
+	}
+	return out
+}
+
+// allows reports whether an address of kind may be announced.
+func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr) bool {
+	var ranges []netip.Prefix
+	switch kind {
+	case kbgpv1.ServiceExternalIP:
+		ranges = a.externalIP
+	case kbgpv1.ServiceLoadBalancerIP:
+		ranges = a.loadBalancerIP
+	default:
+		return true
+	}
+	return slices.ContainsFunc(ranges, func(p netip.Prefix) bool { return p.Contains(addr) })
+}
+
+// refusal is a Service address an advertisement selects but does not allow.
+type refusal struct {
+	addr          netip.Addr
+	kind          kbgpv1.ServiceAddressType
+	advertisement string
+}
+
+// refusalMessage says which of a Service's addresses are not announced and why, in a
+// stable order.
+func refusalMessage(refused []refusal) string {
+	lines := make([]string, 0, len(refused))
+	for _, r := range refused {
+		field := "externalIPPrefixes"
+		if r.kind == kbgpv1.ServiceLoadBalancerIP {
+			field = "loadBalancerIPPrefixes"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s is outside the %s of BGPAdvertisement %s", r.kind, r.addr, field, r.advertisement))
+	}
+	slices.Sort(lines)
+	return strings.Join(slices.Compact(lines), "; ") + ": not announced"
+}

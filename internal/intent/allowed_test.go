@@ -1,0 +1,75 @@
+package intent
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// TestRefusedServicesAreNamed follows a Service whose external IP moves in and out of
+// the allowed ranges: a refused address is named, per Service, with the advertisement
+// that refused it; an address another advertisement allows is not refused.
+func TestRefusedServicesAreNamed(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	narrow := serviceAdWithin("narrow", nil, "65001:1", []kbgpv1.CIDR{"198.51.100.128/25"}, nil, kbgpv1.ServiceExternalIP)
+	wide := serviceAdWithin("wide", nil, "65001:2", testRanges, nil, kbgpv1.ServiceExternalIP)
+	withIP := func(ip string) *corev1.Service {
+		svc := lbService("web", nil)
+		svc.Spec.ExternalIPs = []string{ip}
+		return &svc
+	}
+	key := types.NamespacedName{Namespace: "shop", Name: "web"}
+	const refused = "ExternalIP 198.51.100.77 is outside the externalIPPrefixes of BGPAdvertisement narrow: not announced"
+
+	index := func(ads ...kbgpv1.BGPAdvertisement) *ExportIndex {
+		x := newExportIndex("worker-1")
+		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: ads}, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+		x.addPeer(peerKey{name: "a"}, nil, rules)
+		return x
+	}
+	x := index(narrow)
+	x.SetService(key, withIP("198.51.100.77"), nil)
+	want := []kbgpv1.FailedResource{{Kind: "Service", Name: "shop/web", Message: refused}}
+	if diff := cmp.Diff(want, x.Refused()); diff != "" {
+		t.Errorf("refused outside the range (-want +got):\n%s", diff)
+	}
+	x.SetService(key, withIP("198.51.100.200"), nil)
+	if got := x.RefusedOf(key); got != "" {
+		t.Errorf("refused inside the range: %q", got)
+	}
+	x.SetService(key, withIP("198.51.100.77"), nil)
+	x.SetService(key, nil, nil)
+	if got := x.Refused(); len(got) != 0 {
+		t.Errorf("a deleted Service is still refused: %v", got)
+	}
+
+	both := index(narrow, wide)
+	if changes := both.SetService(key, withIP("198.51.100.77"), nil); len(changes) != 1 {
+		t.Errorf("the wide advertisement does not announce it: %v", changes)
+	}
+	if got := both.RefusedOf(key); got != "" {
+		t.Errorf("an address another advertisement announces is reported refused: %q", got)
+	}
+}
+
+func FuzzParseRanges(f *testing.F) {
+	for _, s := range []string{"203.0.113.0/24", "2001:db8::/32", "203.0.113.7/24", "", "::/0", "300.1.1.1/8", "10.0.0.0/33"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range parseRanges([]kbgpv1.CIDR{kbgpv1.CIDR(s)}) {
+			if p != p.Masked() || !p.IsValid() {
+				t.Fatalf("parseRanges(%q) = %v: not a valid masked prefix", s, p)
+			}
+			if !(allowedRanges{externalIP: []netip.Prefix{p}}).allows(kbgpv1.ServiceExternalIP, p.Addr()) {
+				t.Fatalf("%v does not allow its own address", p)
+			}
+		}
+	})
+}
