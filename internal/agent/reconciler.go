@@ -35,11 +35,10 @@ type reconciler struct {
 	nodes     *nodeGetter
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
-	// previous is the last desired state, which intent.Build keeps for peers whose
-	// objects went missing (the last good configuration keeps running).
-	previous bgp.Desired
 	// exports is the per-Service index of the last full build, which Service events
-	// update; exportsStale is set when applying such an update failed.
+	// update and diff; exportsStale is set when applying such an update failed. What
+	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
+	// a full build starts from it, so nothing here mirrors it.
 	exports      *intent.ExportIndex
 	exportsStale bool
 }
@@ -94,7 +93,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 		return reconcile.Result{}, err
 	}
 	if in.NodeConfig == nil {
-		r.previous, r.exports = bgp.Desired{}, nil
+		r.exports = nil
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
@@ -107,13 +106,14 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
-	in.Previous = r.previous
+	// Peers and instances that cannot be built now keep running as they run.
+	in.Previous = r.speakers.Applied()
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
-	// Even after a failed Apply the index is good to build on: the manager's books say
+	// Even after a failed Apply the index is good to build on: the speakers' books say
 	// what did run, ApplyExports skips peers that are not running, and the returned
 	// error retries the whole apply.
-	r.previous, r.exports, r.exportsStale = res.Desired, res.Exports, false
+	r.exports, r.exportsStale = res.Exports, false
 	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)

@@ -12,78 +12,95 @@ import (
 )
 
 // TestApplyExportsIssuesOnlyTheDifference is the hot path: per-peer export changes
-// become one batch of originations and one of withdrawals, with only the changed
-// prefixes, and no session resets.
+// become one ApplyExports batch per speaker, holding only what differs from what each
+// peer is sent, and no session resets.
 func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 	m, f := newFakeManager()
 	ctx := context.Background()
 	a, b := basePeer("a", addrA), basePeer("b", addrB)
 	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
 	r := f.Router(key)
-	r.PathCalls()
+	r.ExportBatches()
 	svc2 := netip.MustParsePrefix("203.0.113.20/32")
-	prefixesEqual := cmp.Comparer(func(x, y netip.Prefix) bool { return x == y })
 
 	steps := []struct {
-		name                 string
-		changes              []bgp.ExportChange
-		wantA, wantB         []bgp.Path
-		wantAdded, wantDeled [][]netip.Prefix
+		name         string
+		changes      []bgp.ExportChange
+		wantA, wantB []bgp.Path
+		wantBatches  [][]bgp.PeerExportChange
 	}{
-		{"a new Service for both peers, different attributes: one AddPaths with it alone",
+		{"a new Service for both peers, different attributes: one batch",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]netip.Prefix{{svc2}}, nil},
-		{"new attributes for one peer: re-originated, the other keeps its own",
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+		{"new attributes for one peer: the other keeps its own",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 3)}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]netip.Prefix{{svc2}}, nil},
-		{"one peer stops exporting it: withdrawn from it, still originated for the other",
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 3))}}},
+		{"what a peer is already sent is not sent again",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(pfxPod)}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24")}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			nil},
+		{"one peer stops exporting it: the other still gets it",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			nil, nil},
-		{"a change for a peer that is not running is skipped",
-			[]bgp.ExportChange{{Instance: key, Peer: "ghost", Set: []bgp.Path{path(svc2, 9)}}, {Instance: bgp.InstanceKey{LocalASN: 1}, Peer: "a"}},
+			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2)}}},
+		{"a change for a peer or speaker that is not running is skipped",
+			[]bgp.ExportChange{{Instance: key, Peer: "ghost", Set: []bgp.Path{path(svc2, 9)}}, {Instance: bgp.InstanceKey{LocalASN: 1}, Peer: "a", Set: []bgp.Path{path(svc2, 9)}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			nil, nil},
-		{"the last peer stops exporting it: one DeletePaths with it alone",
+			nil},
+		{"two changes of one peer are one change",
+			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 4)}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 4)},
+			[][]bgp.PeerExportChange{{setTo(addrB, path(svc2, 4))}}},
+		{"the last peer stops exporting it",
 			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
-			nil, [][]netip.Prefix{{svc2}}},
+			[][]bgp.PeerExportChange{{removeFrom(addrB, svc2)}}},
 		{"exported to both again",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]netip.Prefix{{svc2}}, nil},
-		{"a Service both peers export is deleted: withdrawn in one DeletePaths",
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+		{"a Service both peers export is deleted: one batch",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
-			nil, [][]netip.Prefix{{svc2}}},
+			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2), removeFrom(addrB, svc2)}}},
 	}
 	for _, s := range steps {
 		if err := m.ApplyExports(ctx, s.changes); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		opts := []cmp.Option{prefixesEqual, cmpopts.EquateEmpty()}
-		if diff := cmp.Diff(s.wantA, r.Advertised(addrA), opts...); diff != "" {
+		if diff := cmp.Diff(s.wantA, r.Advertised(addrA), routerOpts...); diff != "" {
 			t.Errorf("%s: peer a (-want +got):\n%s", s.name, diff)
 		}
-		if diff := cmp.Diff(s.wantB, r.Advertised(addrB), opts...); diff != "" {
+		if diff := cmp.Diff(s.wantB, r.Advertised(addrB), routerOpts...); diff != "" {
 			t.Errorf("%s: peer b (-want +got):\n%s", s.name, diff)
 		}
-		added, deleted := r.PathCalls()
-		if diff := cmp.Diff(s.wantAdded, added, opts...); diff != "" {
-			t.Errorf("%s: AddPaths calls (-want +got):\n%s", s.name, diff)
-		}
-		if diff := cmp.Diff(s.wantDeled, deleted, opts...); diff != "" {
-			t.Errorf("%s: DeletePaths calls (-want +got):\n%s", s.name, diff)
+		if diff := cmp.Diff(s.wantBatches, r.ExportBatches(), routerOpts...); diff != "" {
+			t.Errorf("%s: ApplyExports batches (-want +got):\n%s", s.name, diff)
 		}
 	}
 	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 {
 		t.Errorf("export changes reset sessions: a=%d b=%d", r.Sessions(addrA), r.Sessions(addrB))
 	}
-	// The manager's books match the speaker: a full Apply of the same state is a no-op.
+	// The speaker set's books match the speaker: a full Apply of the same state is a no-op.
 	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
-	if added, deleted := r.PathCalls(); len(added)+len(deleted) != 0 {
-		t.Errorf("a full Apply after ApplyExports changed paths: added %v, deleted %v", added, deleted)
+	if got := r.ExportBatches(); len(got) != 0 {
+		t.Errorf("a full Apply after ApplyExports changed exports: %v", got)
 	}
+}
+
+func setTo(addr netip.Addr, paths ...bgp.Path) bgp.PeerExportChange {
+	return bgp.PeerExportChange{Peer: addr, Set: paths}
+}
+
+func removeFrom(addr netip.Addr, prefixes ...netip.Prefix) bgp.PeerExportChange {
+	return bgp.PeerExportChange{Peer: addr, Remove: prefixes}
+}
+
+// routerOpts compare what the router is sent and asked: netip values and empty slices.
+var routerOpts = cmp.Options{
+	cmp.Comparer(func(x, y netip.Prefix) bool { return x == y }),
+	cmp.Comparer(func(x, y netip.Addr) bool { return x == y }),
+	cmpopts.EquateEmpty(),
 }

@@ -33,19 +33,16 @@ type PeerRef struct {
 	Name     string
 }
 
-// instance is a running speaker and what was last applied to it.
+// instance is a running speaker and what was last applied to it: the one record, on
+// the node, of which peers run with which configuration and what each is sent. How the
+// speaker makes each peer get its export is the router's business.
 type instance struct {
 	global bgp.Global
 	router bgp.Router
 	peers  map[string]appliedPeer
-	// originated are the prefixes the speaker originates.
-	originated map[netip.Prefix]struct{}
-	// reexport are originated prefixes whose export changed for some peer and that
-	// still have to be re-added for that to take effect (kept across a failed AddPaths).
-	reexport map[netip.Prefix]struct{}
 }
 
-// appliedPeer is the configuration a peer runs with.
+// appliedPeer is the configuration a peer runs with and what it is sent.
 type appliedPeer struct {
 	peer   bgp.Peer
 	export map[netip.Prefix]bgp.PathAttributes
@@ -92,9 +89,27 @@ func (m *Manager) Apply(ctx context.Context, d bgp.Desired) error {
 				continue
 			}
 		}
-		errs = append(errs, m.reconcileInstance(ctx, key, inst, want))
+		errs = append(errs, m.reconcilePeers(ctx, key, inst, want.Peers))
 	}
 	return errors.Join(errs...)
+}
+
+// Applied returns what the speakers run: every running instance with the peers that
+// run and what each is sent, as last applied (a copy). The agent builds on it when a
+// peer's objects go missing: the peer keeps running as it is, including the export
+// changes Service events applied since the last full build.
+func (m *Manager) Applied() bgp.Desired {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := bgp.Desired{Instances: make(map[bgp.InstanceKey]bgp.DesiredInstance, len(m.instances))}
+	for key, inst := range m.instances {
+		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers))}
+		for name, ap := range inst.peers {
+			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: maps.Clone(ap.export)}
+		}
+		out.Instances[key] = di
+	}
+	return out
 }
 
 // PeerErrors returns the peers that could not be applied and why.
@@ -122,7 +137,7 @@ func (m *Manager) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", key, err)
 	}
-	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}, originated: map[netip.Prefix]struct{}{}, reexport: map[netip.Prefix]struct{}{}}
+	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}}
 	m.instances[key] = inst
 	m.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
 	return inst, nil

@@ -12,182 +12,165 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// reconcileInstance brings one running speaker to want, in an order fixed here:
+// reconcilePeers brings the peers of one running speaker to want, in an order fixed
+// here:
 //
-//  1. Prefixes no peer exports any more are withdrawn first, while every export policy
-//     that sent them still does, so each peer that had them gets the withdrawal.
-//  2. Peers are removed, reset, updated and added (removed before added, so a renamed
-//     peer with the same address never collides with its old self), and their export
-//     policies are edited. A new peer's first UPDATEs carry what is already originated.
-//  3. New prefixes are originated, together with the already originated prefixes whose
-//     export changed for some peer, in one batch: each goes through every peer's final
-//     export policy once, however many peers' exports of it changed.
-func (m *Manager) reconcileInstance(ctx context.Context, key bgp.InstanceKey, inst *instance, want bgp.DesiredInstance) error {
-	originate := want.Originated()
-	var errs []error
-	if err := m.deletePaths(ctx, inst, originate); err != nil {
-		errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
-	}
-	errs = append(errs, m.reconcilePeers(ctx, key, inst, want.Peers))
-	if err := m.addPaths(ctx, inst, originate); err != nil {
-		errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
-	}
-	return errors.Join(errs...)
-}
-
-// addPaths originates the new prefixes and re-originates those waiting for a peer's
-// changed export to take effect, in one batch.
-func (m *Manager) addPaths(ctx context.Context, inst *instance, want map[netip.Prefix]struct{}) error {
-	add := maps.Clone(inst.reexport)
-	for p := range want {
-		if _, ok := inst.originated[p]; !ok {
-			add[p] = struct{}{}
-		}
-	}
-	if len(add) == 0 {
-		return nil
-	}
-	if err := inst.router.AddPaths(ctx, sortedPrefixes(add)); err != nil {
-		return err
-	}
-	maps.Copy(inst.originated, add)
-	clear(inst.reexport)
-	return nil
-}
-
-// deletePaths withdraws the prefixes no longer wanted, in one batch.
-func (m *Manager) deletePaths(ctx context.Context, inst *instance, want map[netip.Prefix]struct{}) error {
-	var del []netip.Prefix
-	for p := range inst.originated {
-		if _, ok := want[p]; !ok {
-			del = append(del, p)
-		}
-	}
-	return withdraw(ctx, inst, del)
-}
-
-// withdraw deletes the originated prefixes del in one sorted batch and forgets them.
-func withdraw(ctx context.Context, inst *instance, del []netip.Prefix) error {
-	if len(del) == 0 {
-		return nil
-	}
-	slices.SortFunc(del, bgp.ComparePrefix)
-	if err := inst.router.DeletePaths(ctx, del); err != nil {
-		return err
-	}
-	for _, p := range del {
-		delete(inst.originated, p)
-		delete(inst.reexport, p)
-	}
-	return nil
-}
-
-// reconcilePeers removes, resets, updates and adds peers. A failure is recorded for
-// that peer and the others go on.
+//  1. Peers that are gone, and those whose change needs a new session, are deleted
+//     before any peer is added, so a renamed peer with the same address never collides
+//     with its old self.
+//  2. New peers (and the reset ones) are added, each with its whole export, which the
+//     router puts in place before the session can come up: the first UPDATEs carry it.
+//  3. The other peers get their in-place configuration changes, then the changes of
+//     their exports in one ApplyExports batch.
+//
+// A failure is recorded for that peer and the others go on.
 func (m *Manager) reconcilePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer) error {
-	var errs []error
-	record := func(name string, err error) {
-		ref := PeerRef{Instance: key, Name: name}
-		if err == nil {
-			delete(m.peerErrors, ref)
-			return
-		}
-		m.peerErrors[ref] = err
-		errs = append(errs, fmt.Errorf("instance %s peer %s: %w", key, name, err))
-	}
-	for _, name := range slices.Sorted(maps.Keys(inst.peers)) {
-		if _, ok := want[name]; !ok {
-			m.logger.Info("removing peer", "instance", key.String(), "peer", name)
-			err := inst.router.DeletePeer(ctx, inst.peers[name].peer.Address)
-			if err == nil {
-				delete(inst.peers, name)
-			}
-			record(name, err)
-		}
-	}
+	failed := map[string]error{}
+	deleted := m.deletePeers(ctx, key, inst, want, failed)
+	added := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		have, ok := inst.peers[name]
-		if !ok {
-			record(name, m.addPeer(ctx, key, inst, want[name]))
+		if _, running := inst.peers[name]; !running && failed[name] == nil {
+			failed[name] = m.addPeer(ctx, key, inst, want[name])
+			added[name] = true
+		}
+	}
+	var updates []exportUpdate
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		have, running := inst.peers[name]
+		if !running || added[name] || failed[name] != nil {
 			continue
 		}
-		record(name, m.changePeer(ctx, key, inst, have, want[name]))
+		if !reflect.DeepEqual(have.peer, want[name].Peer) {
+			if err := inst.router.UpdatePeer(ctx, want[name].Peer); err != nil {
+				failed[name] = err
+				continue
+			}
+			have.peer = want[name].Peer
+			inst.peers[name] = have
+		}
+		if u, ok := diffExport(name, have, want[name].Export); ok {
+			updates = append(updates, u)
+		}
+	}
+	if err := applyExports(ctx, inst, updates); err != nil {
+		for _, u := range updates {
+			failed[u.name] = err
+		}
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		errs = append(errs, m.record(key, name, failed[name]))
+	}
+	for _, name := range deleted {
+		errs = append(errs, m.record(key, name, failed[name]))
 	}
 	return errors.Join(errs...)
+}
+
+// deletePeers deletes the peers that are gone and those whose session must be reset
+// (see sessionResetReason), and returns the names of the gone ones.
+func (m *Manager) deletePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer, failed map[string]error) (gone []string) {
+	for _, name := range slices.Sorted(maps.Keys(inst.peers)) {
+		have := inst.peers[name]
+		w, ok := want[name]
+		reason := "peer removed"
+		if ok {
+			if reason = sessionResetReason(have.peer, w.Peer); reason == "" {
+				continue
+			}
+		} else {
+			gone = append(gone, name)
+		}
+		m.logger.Info("deleting peer", "instance", key.String(), "peer", name, "reason", reason)
+		if err := inst.router.DeletePeer(ctx, have.peer.Address); err != nil {
+			failed[name] = err
+			continue
+		}
+		delete(inst.peers, name)
+	}
+	return gone
+}
+
+// record keeps the last error of a peer for status, or clears it, and returns it
+// named.
+func (m *Manager) record(key bgp.InstanceKey, name string, err error) error {
+	ref := PeerRef{Instance: key, Name: name}
+	if err == nil {
+		delete(m.peerErrors, ref)
+		return nil
+	}
+	m.peerErrors[ref] = err
+	return fmt.Errorf("instance %s peer %s: %w", key, name, err)
 }
 
 func (m *Manager) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, p bgp.DesiredPeer) error {
 	m.logger.Info("adding peer", "instance", key.String(), "peer", p.Name, "address", p.Address.String(), "peerASN", p.ASN)
-	if err := inst.router.AddPeer(ctx, p.Peer, pathsOf(p.Export, slices.Collect(maps.Keys(p.Export)))); err != nil {
+	export := make([]bgp.Path, 0, len(p.Export))
+	for pfx, attrs := range p.Export {
+		export = append(export, bgp.Path{Prefix: pfx, Attributes: attrs})
+	}
+	slices.SortFunc(export, comparePaths)
+	if err := inst.router.AddPeer(ctx, p.Peer, export); err != nil {
 		return err
 	}
 	inst.peers[p.Name] = appliedPeer{peer: p.Peer, export: maps.Clone(p.Export)}
 	return nil
 }
 
-// changePeer applies a changed peer: a new session where BGP needs one, in place
-// otherwise, then the difference of its export.
-func (m *Manager) changePeer(ctx context.Context, key bgp.InstanceKey, inst *instance, have appliedPeer, want bgp.DesiredPeer) error {
-	if reason := sessionResetReason(have.peer, want.Peer); reason != "" {
-		m.logger.Info("resetting peer session", "instance", key.String(), "peer", want.Name, "reason", reason)
-		if err := inst.router.DeletePeer(ctx, have.peer.Address); err != nil {
-			return err
+// exportUpdate is the change of one running peer's export, by name.
+type exportUpdate struct {
+	name   string
+	change bgp.PeerExportChange
+}
+
+// diffExport returns the change from the peer's applied export to want: the prefixes
+// new in want or carrying other attributes there, and those want no longer has.
+func diffExport(name string, have appliedPeer, want map[netip.Prefix]bgp.PathAttributes) (exportUpdate, bool) {
+	u := exportUpdate{name: name, change: bgp.PeerExportChange{Peer: have.peer.Address}}
+	for p, a := range want {
+		if old, ok := have.export[p]; !ok || !reflect.DeepEqual(old, a) {
+			u.change.Set = append(u.change.Set, bgp.Path{Prefix: p, Attributes: a})
 		}
-		delete(inst.peers, want.Name)
-		return m.addPeer(ctx, key, inst, want)
 	}
-	if !reflect.DeepEqual(have.peer, want.Peer) {
-		if err := inst.router.UpdatePeer(ctx, want.Peer); err != nil {
-			return err
+	for p := range have.export {
+		if _, ok := want[p]; !ok {
+			u.change.Remove = append(u.change.Remove, p)
 		}
-		have.peer = want.Peer
-		inst.peers[want.Name] = have
 	}
-	set, remove := diffExport(have.export, want.Export)
-	if len(set) == 0 && len(remove) == 0 {
+	return u, u.sorted()
+}
+
+// sorted sorts the change and reports whether it changes anything.
+func (u exportUpdate) sorted() bool {
+	slices.SortFunc(u.change.Set, comparePaths)
+	slices.SortFunc(u.change.Remove, bgp.ComparePrefix)
+	return len(u.change.Set)+len(u.change.Remove) > 0
+}
+
+// applyExports sends the export changes of one speaker's peers in one batch and
+// records them as applied, at the cost of the changes. On error none of it counts as
+// applied, so the next Apply sends it again.
+func applyExports(ctx context.Context, inst *instance, updates []exportUpdate) error {
+	if len(updates) == 0 {
 		return nil
 	}
-	if err := inst.router.UpdatePeerExport(ctx, want.Address, pathsOf(want.Export, set), remove); err != nil {
+	changes := make([]bgp.PeerExportChange, 0, len(updates))
+	for _, u := range updates {
+		changes = append(changes, u.change)
+	}
+	if err := inst.router.ApplyExports(ctx, changes); err != nil {
 		return err
 	}
-	for _, p := range set {
-		if _, ok := inst.originated[p]; ok {
-			inst.reexport[p] = struct{}{}
+	for _, u := range updates {
+		export := inst.peers[u.name].export
+		for _, p := range u.change.Set {
+			export[p.Prefix] = p.Attributes
+		}
+		for _, p := range u.change.Remove {
+			delete(export, p)
 		}
 	}
-	have.export = maps.Clone(want.Export)
-	inst.peers[want.Name] = have
 	return nil
 }
 
-// diffExport returns the prefixes that are new in want or carry other attributes
-// there (set), and those want no longer has (remove), each sorted.
-func diffExport(have, want map[netip.Prefix]bgp.PathAttributes) (set, remove []netip.Prefix) {
-	for p, a := range want {
-		if old, ok := have[p]; !ok || !reflect.DeepEqual(old, a) {
-			set = append(set, p)
-		}
-	}
-	for p := range have {
-		if _, ok := want[p]; !ok {
-			remove = append(remove, p)
-		}
-	}
-	slices.SortFunc(set, bgp.ComparePrefix)
-	slices.SortFunc(remove, bgp.ComparePrefix)
-	return set, remove
-}
-
-// pathsOf returns the prefixes with their attributes in export, sorted by prefix.
-func pathsOf(export map[netip.Prefix]bgp.PathAttributes, prefixes []netip.Prefix) []bgp.Path {
-	slices.SortFunc(prefixes, bgp.ComparePrefix)
-	out := make([]bgp.Path, 0, len(prefixes))
-	for _, p := range prefixes {
-		out = append(out, bgp.Path{Prefix: p, Attributes: export[p]})
-	}
-	return out
-}
-
-func sortedPrefixes(set map[netip.Prefix]struct{}) []netip.Prefix {
-	return slices.SortedFunc(maps.Keys(set), bgp.ComparePrefix)
-}
+func comparePaths(a, b bgp.Path) int { return bgp.ComparePrefix(a.Prefix, b.Prefix) }

@@ -55,20 +55,17 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export, inst.originated)}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export)}
 		}
 		out[key] = snap
 	}
 	return out, errors.Join(errs...)
 }
 
-// countExported counts, by family, the prefixes of the export set that are originated.
-func countExported(export map[netip.Prefix]bgp.PathAttributes, originated map[netip.Prefix]struct{}) map[bgp.Family]int {
+// countExported counts the prefixes of the export set by family.
+func countExported(export map[netip.Prefix]bgp.PathAttributes) map[bgp.Family]int {
 	n := map[bgp.Family]int{}
 	for p := range export {
-		if _, ok := originated[p]; !ok {
-			continue
-		}
 		if p.Addr().Is4() {
 			n[bgp.FamilyIPv4Unicast]++
 		} else {

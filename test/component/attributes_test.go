@@ -38,12 +38,7 @@ func waitReceived(t *testing.T, r *gobgptest.Peer, family string, want ...gobgpt
 // one peer's attributes, or withdrawing the prefix from one peer, leaves the others
 // alone and resets no session.
 func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
-	a := gobgptest.Start(t, routerA, 65010)
-	b := gobgptest.Start(t, routerB, 65020)
-	c := gobgptest.Start(t, routerC, 65001)
-	for _, r := range []*gobgptest.Peer{a, b, c} {
-		r.AddNeighbor(t, local, 65001)
-	}
+	a, b, c := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020), startRouter(t, routerC, 65001)
 	m := newTestManager(t)
 	const noExport = 0xFFFFFF01
 	rackA := bgp.PathAttributes{Communities: []uint32{65001<<16 | 101}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 101}}}

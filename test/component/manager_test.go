@@ -42,6 +42,14 @@ func newTestManager(t *testing.T) *manager.Manager {
 	return m
 }
 
+// startRouter starts a router at addr with ASN asn that accepts the local speaker.
+func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgptest.NeighborOption) *gobgptest.Peer {
+	t.Helper()
+	r := gobgptest.Start(t, addr, asn)
+	r.AddNeighbor(t, local, key.LocalASN, opts...)
+	return r
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }

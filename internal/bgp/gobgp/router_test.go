@@ -31,9 +31,6 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = r.Stop(ctx, false) })
 	own := netip.MustParsePrefix("10.244.1.0/24")
-	if err := r.AddPaths(ctx, []netip.Prefix{own}); err != nil {
-		t.Fatal(err)
-	}
 	p := bgp.Peer{Name: "r", Address: remote, ASN: 65010, Port: peer.Port, LocalAddress: local, Families: []bgp.Family{bgp.FamilyIPv4Unicast}}
 	if err := r.AddPeer(ctx, p, []bgp.Path{{Prefix: own}}); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,74 @@
+package component
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+)
+
+// TestServiceEventsReachEachPeer runs the hot path (ApplyExports) against real GoBGP
+// routers: a prefix new to two peers with different attributes, an attribute change for
+// one of them, the prefix leaving one peer while the other still gets it, then the
+// last; and a peer added afterwards gets what is already originated and what is new.
+func TestServiceEventsReachEachPeer(t *testing.T) {
+	a, b, c := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020), startRouter(t, routerC, 65030)
+	m := newTestManager(t)
+	peerA, peerB := peerTo("a", a, 65010, plain(pfxPod)), peerTo("b", b, 65020, plain(pfxPod))
+	apply(t, m, desired("10.0.0.1", peerA, peerB))
+	a.WaitEstablished(t, local, sessionTimeout)
+	b.WaitEstablished(t, local, sessionTimeout)
+	pod := gobgptest.Route{Prefix: pfxPod}
+	waitReceived(t, a, "ipv4", pod)
+	waitReceived(t, b, "ipv4", pod)
+
+	c1, c2, c3 := []uint32{65001<<16 | 1}, []uint32{65001<<16 | 2}, []uint32{65001<<16 | 3}
+	svc := func(cs []uint32) bgp.Path {
+		return bgp.Path{Prefix: pfxSvc, Attributes: bgp.PathAttributes{Communities: cs}}
+	}
+	steps := []struct {
+		name         string
+		changes      []bgp.ExportChange
+		wantA, wantB []gobgptest.Route
+	}{
+		{"new to both, with different attributes",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c2)}}},
+			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+		{"new attributes for a alone",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c3)}}},
+			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c3}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+		{"a stops getting it, b still does",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{pfxSvc}}},
+			[]gobgptest.Route{pod}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+		{"b stops getting it too",
+			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{pfxSvc}}},
+			[]gobgptest.Route{pod}, []gobgptest.Route{pod}},
+		{"both get it again",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c1)}}},
+			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}},
+	}
+	for _, s := range steps {
+		if err := m.ApplyExports(context.Background(), s.changes); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		t.Log(s.name)
+		waitReceived(t, a, "ipv4", s.wantA...)
+		waitReceived(t, b, "ipv4", s.wantB...)
+	}
+
+	// A new peer gets the originated prefixes it exports and one nobody exported yet.
+	peerA.Export[pfxSvc] = svc(c1).Attributes
+	peerB.Export[pfxSvc] = svc(c1).Attributes
+	apply(t, m, desired("10.0.0.1", peerA, peerB, peerTo("c", c, 65030, svc(c2), plain(pfxPod6))))
+	c.WaitEstablished(t, local, sessionTimeout)
+	waitReceived(t, c, "ipv4", gobgptest.Route{Prefix: pfxSvc, Communities: c2})
+	waitReceived(t, c, "ipv6", gobgptest.Route{Prefix: pfxPod6})
+	waitReceived(t, a, "ipv6")
+	for _, r := range []*gobgptest.Peer{a, b, c} {
+		if n := r.Drops(local); n != 0 {
+			t.Errorf("export changes dropped the session with %s %d times", r.Addr, n)
+		}
+	}
+}
