@@ -20,8 +20,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // reconciler makes this node's speakers match its BGPNodeConfig.
@@ -29,7 +29,7 @@ type reconciler struct {
 	client    client.Client
 	nodeName  string
 	namespace string
-	speakers  *manager.Manager
+	speakers  *speakers.Set
 	status    *statusWriter
 	logger    *slog.Logger
 	nodes     *nodeGetter
@@ -85,7 +85,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return r.reconcileAll(ctx)
 }
 
-// reconcileAll is fetch → router IDs → intent.Build → manager.Apply → status. A
+// reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
 // missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
 func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
 	in, err := r.fetch(ctx)

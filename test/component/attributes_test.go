@@ -39,14 +39,14 @@ func waitReceived(t *testing.T, r *gobgptest.Peer, family string, want ...gobgpt
 // alone and resets no session.
 func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 	a, b, c := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020), startRouter(t, routerC, 65001)
-	m := newTestManager(t)
+	set := newTestSpeakers(t)
 	const noExport = 0xFFFFFF01
 	rackA := bgp.PathAttributes{Communities: []uint32{65001<<16 | 101}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 101}}}
 	rackB := bgp.PathAttributes{Communities: []uint32{65001<<16 | 102, noExport}}
 	ibgp := bgp.PathAttributes{Communities: []uint32{65001<<16 | 103}, LocalPreference: ptr(uint32(200))}
 	with := func(p netip.Prefix, a bgp.PathAttributes) bgp.Path { return bgp.Path{Prefix: p, Attributes: a} }
 
-	apply(t, m, desired("10.0.0.1",
+	apply(t, set, desired("10.0.0.1",
 		peerTo("a", a, 65010, with(pfxPod, rackA), with(pfxPod6, rackA), plain(pfxSvc)),
 		peerTo("b", b, 65020, with(pfxPod, rackB), with(pfxPod6, rackB)),
 		peerTo("c", c, 65001, with(pfxPod, ibgp)),
@@ -67,7 +67,7 @@ func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 	// it is withdrawn from B alone; C's local preference changes.
 	rackA2 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 101, 65001<<16 | 999}}
 	ibgp2 := bgp.PathAttributes{LocalPreference: ptr(uint32(300))}
-	apply(t, m, desired("10.0.0.1",
+	apply(t, set, desired("10.0.0.1",
 		peerTo("a", a, 65010, with(pfxPod, rackA2), with(pfxPod6, rackA), plain(pfxSvc)),
 		peerTo("b", b, 65020, with(pfxPod6, rackB)),
 		peerTo("c", c, 65001, with(pfxPod, ibgp2)),

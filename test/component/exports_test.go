@@ -15,9 +15,9 @@ import (
 // last; and a peer added afterwards gets what is already originated and what is new.
 func TestServiceEventsReachEachPeer(t *testing.T) {
 	a, b, c := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020), startRouter(t, routerC, 65030)
-	m := newTestManager(t)
+	set := newTestSpeakers(t)
 	peerA, peerB := peerTo("a", a, 65010, plain(pfxPod)), peerTo("b", b, 65020, plain(pfxPod))
-	apply(t, m, desired("10.0.0.1", peerA, peerB))
+	apply(t, set, desired("10.0.0.1", peerA, peerB))
 	a.WaitEstablished(t, local, sessionTimeout)
 	b.WaitEstablished(t, local, sessionTimeout)
 	pod := gobgptest.Route{Prefix: pfxPod}
@@ -50,7 +50,7 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}},
 	}
 	for _, s := range steps {
-		if err := m.ApplyExports(context.Background(), s.changes); err != nil {
+		if err := set.ApplyExports(context.Background(), s.changes); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		t.Log(s.name)
@@ -61,7 +61,7 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 	// A new peer gets the originated prefixes it exports and one nobody exported yet.
 	peerA.Export[pfxSvc] = svc(c1).Attributes
 	peerB.Export[pfxSvc] = svc(c1).Attributes
-	apply(t, m, desired("10.0.0.1", peerA, peerB, peerTo("c", c, 65030, svc(c2), plain(pfxPod6))))
+	apply(t, set, desired("10.0.0.1", peerA, peerB, peerTo("c", c, 65030, svc(c2), plain(pfxPod6))))
 	c.WaitEstablished(t, local, sessionTimeout)
 	waitReceived(t, c, "ipv4", gobgptest.Route{Prefix: pfxSvc, Communities: c2})
 	waitReceived(t, c, "ipv6", gobgptest.Route{Prefix: pfxPod6})

@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -13,8 +13,9 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// Manager owns the speakers of one node.
-type Manager struct {
+// Set is the BGP speakers of one node, one per instance, with what was last applied to
+// each.
+type Set struct {
 	factory bgp.RouterFactory
 	logger  *slog.Logger
 	// notify is handed to every speaker: called on any session state change.
@@ -48,12 +49,12 @@ type appliedPeer struct {
 	export map[netip.Prefix]bgp.PathAttributes
 }
 
-// New returns a manager that starts speakers with factory. notify must not block.
-func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Manager {
+// New returns an empty set that starts speakers with factory. notify must not block.
+func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Set {
 	if notify == nil {
 		notify = func() {}
 	}
-	return &Manager{
+	return &Set{
 		factory:    factory,
 		logger:     logger,
 		notify:     notify,
@@ -65,31 +66,31 @@ func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Manager
 // Apply makes the running speakers match d. Instances are independent: a failure in
 // one is returned (joined with the others) after every instance had its turn, and what
 // failed is retried on the next Apply since it never became "last applied".
-func (m *Manager) Apply(ctx context.Context, d bgp.Desired) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (s *Set) Apply(ctx context.Context, d bgp.Desired) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
-	for _, key := range sortedKeys(m.instances) {
+	for _, key := range sortedKeys(s.instances) {
 		want, ok := d.Instances[key]
-		if !ok || !sameGlobal(m.instances[key].global, want.Global) {
+		if !ok || !sameGlobal(s.instances[key].global, want.Global) {
 			reason := "instance removed"
 			if ok {
 				reason = "ASN, router ID, listener or VRF changed"
 			}
-			errs = append(errs, m.removeInstance(ctx, key, reason))
+			errs = append(errs, s.removeInstance(ctx, key, reason))
 		}
 	}
 	for _, key := range sortedKeys(d.Instances) {
 		want := d.Instances[key]
-		inst, ok := m.instances[key]
+		inst, ok := s.instances[key]
 		if !ok {
 			var err error
-			if inst, err = m.startInstance(ctx, key, want.Global); err != nil {
+			if inst, err = s.startInstance(ctx, key, want.Global); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
-		errs = append(errs, m.reconcilePeers(ctx, key, inst, want.Peers))
+		errs = append(errs, s.reconcilePeers(ctx, key, inst, want.Peers))
 	}
 	return errors.Join(errs...)
 }
@@ -98,11 +99,11 @@ func (m *Manager) Apply(ctx context.Context, d bgp.Desired) error {
 // run and what each is sent, as last applied (a copy). The agent builds on it when a
 // peer's objects go missing: the peer keeps running as it is, including the export
 // changes Service events applied since the last full build.
-func (m *Manager) Applied() bgp.Desired {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := bgp.Desired{Instances: make(map[bgp.InstanceKey]bgp.DesiredInstance, len(m.instances))}
-	for key, inst := range m.instances {
+func (s *Set) Applied() bgp.Desired {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := bgp.Desired{Instances: make(map[bgp.InstanceKey]bgp.DesiredInstance, len(s.instances))}
+	for key, inst := range s.instances {
 		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers))}
 		for name, ap := range inst.peers {
 			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: maps.Clone(ap.export)}
@@ -113,45 +114,45 @@ func (m *Manager) Applied() bgp.Desired {
 }
 
 // PeerErrors returns the peers that could not be applied and why.
-func (m *Manager) PeerErrors() map[PeerRef]error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return maps.Clone(m.peerErrors)
+func (s *Set) PeerErrors() map[PeerRef]error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.peerErrors)
 }
 
 // Stop stops every speaker. With gracefulRestart, peers that negotiated graceful
 // restart keep our routes while we are away; otherwise every session gets a Cease.
-func (m *Manager) Stop(ctx context.Context, gracefulRestart bool) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (s *Set) Stop(ctx context.Context, gracefulRestart bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
-	for _, key := range sortedKeys(m.instances) {
-		errs = append(errs, m.instances[key].router.Stop(ctx, gracefulRestart))
-		delete(m.instances, key)
+	for _, key := range sortedKeys(s.instances) {
+		errs = append(errs, s.instances[key].router.Stop(ctx, gracefulRestart))
+		delete(s.instances, key)
 	}
 	return errors.Join(errs...)
 }
 
-func (m *Manager) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
-	r, err := m.factory.NewRouter(ctx, key, g, m.notify)
+func (s *Set) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
+	r, err := s.factory.NewRouter(ctx, key, g, s.notify)
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", key, err)
 	}
 	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}}
-	m.instances[key] = inst
-	m.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
+	s.instances[key] = inst
+	s.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
 	return inst, nil
 }
 
-func (m *Manager) removeInstance(ctx context.Context, key bgp.InstanceKey, reason string) error {
-	inst := m.instances[key]
-	delete(m.instances, key)
-	for ref := range m.peerErrors {
+func (s *Set) removeInstance(ctx context.Context, key bgp.InstanceKey, reason string) error {
+	inst := s.instances[key]
+	delete(s.instances, key)
+	for ref := range s.peerErrors {
 		if ref.Instance == key {
-			delete(m.peerErrors, ref)
+			delete(s.peerErrors, ref)
 		}
 	}
-	m.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
+	s.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
 	if err := inst.router.Stop(ctx, false); err != nil {
 		return fmt.Errorf("stop instance %s: %w", key, err)
 	}

@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -35,19 +35,19 @@ type InstanceSnapshot struct {
 
 // Snapshot reports every running instance and peer. Peers are matched to the router's
 // report by address inside their own instance, since only there is an address unique.
-func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapshot, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[bgp.InstanceKey]InstanceSnapshot, len(m.instances))
+func (s *Set) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[bgp.InstanceKey]InstanceSnapshot, len(s.instances))
 	var errs []error
-	for key, inst := range m.instances {
+	for key, inst := range s.instances {
 		statuses, err := inst.router.Peers(ctx)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
 		}
 		byAddr := make(map[netip.Addr]bgp.PeerStatus, len(statuses))
-		for _, s := range statuses {
-			byAddr[s.Address] = s
+		for _, st := range statuses {
+			byAddr[st.Address] = st
 		}
 		snap := InstanceSnapshot{Global: inst.global, Peers: make(map[string]PeerSnapshot, len(inst.peers))}
 		for name, ap := range inst.peers {

@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -20,16 +20,16 @@ import (
 // A change for a speaker or peer that is not running is skipped: it was not applied,
 // and the next Apply brings it up with its whole export. A failed call is returned; the
 // caller then falls back to a full Apply, which sends whatever did not count as applied.
-func (m *Manager) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (s *Set) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	byInstance := map[bgp.InstanceKey][]bgp.ExportChange{}
 	for _, ch := range changes {
 		byInstance[ch.Instance] = append(byInstance[ch.Instance], ch)
 	}
 	var errs []error
 	for _, key := range sortedKeys(byInstance) {
-		inst, ok := m.instances[key]
+		inst, ok := s.instances[key]
 		if !ok {
 			continue
 		}

@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 // become one ApplyExports batch per speaker, holding only what differs from what each
 // peer is sent, and no session resets.
 func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
-	m, f := newFakeManager()
+	set, f := newFakeSet()
 	ctx := context.Background()
 	a, b := basePeer("a", addrA), basePeer("b", addrB)
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
 	r := f.Router(key)
 	r.ExportBatches()
 	svc2 := netip.MustParsePrefix("203.0.113.20/32")
@@ -67,7 +67,7 @@ func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2), removeFrom(addrB, svc2)}}},
 	}
 	for _, s := range steps {
-		if err := m.ApplyExports(ctx, s.changes); err != nil {
+		if err := set.ApplyExports(ctx, s.changes); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		if diff := cmp.Diff(s.wantA, r.Advertised(addrA), routerOpts...); diff != "" {
@@ -84,7 +84,7 @@ func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 		t.Errorf("export changes reset sessions: a=%d b=%d", r.Sessions(addrA), r.Sessions(addrB))
 	}
 	// The speaker set's books match the speaker: a full Apply of the same state is a no-op.
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
 	if got := r.ExportBatches(); len(got) != 0 {
 		t.Errorf("a full Apply after ApplyExports changed exports: %v", got)
 	}

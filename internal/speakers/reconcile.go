@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -24,13 +24,13 @@ import (
 //     their exports in one ApplyExports batch.
 //
 // A failure is recorded for that peer and the others go on.
-func (m *Manager) reconcilePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer) error {
+func (s *Set) reconcilePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer) error {
 	failed := map[string]error{}
-	deleted := m.deletePeers(ctx, key, inst, want, failed)
+	deleted := s.deletePeers(ctx, key, inst, want, failed)
 	added := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if _, running := inst.peers[name]; !running && failed[name] == nil {
-			failed[name] = m.addPeer(ctx, key, inst, want[name])
+			failed[name] = s.addPeer(ctx, key, inst, want[name])
 			added[name] = true
 		}
 	}
@@ -59,17 +59,17 @@ func (m *Manager) reconcilePeers(ctx context.Context, key bgp.InstanceKey, inst 
 	}
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		errs = append(errs, m.record(key, name, failed[name]))
+		errs = append(errs, s.record(key, name, failed[name]))
 	}
 	for _, name := range deleted {
-		errs = append(errs, m.record(key, name, failed[name]))
+		errs = append(errs, s.record(key, name, failed[name]))
 	}
 	return errors.Join(errs...)
 }
 
 // deletePeers deletes the peers that are gone and those whose session must be reset
 // (see sessionResetReason), and returns the names of the gone ones.
-func (m *Manager) deletePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer, failed map[string]error) (gone []string) {
+func (s *Set) deletePeers(ctx context.Context, key bgp.InstanceKey, inst *instance, want map[string]bgp.DesiredPeer, failed map[string]error) (gone []string) {
 	for _, name := range slices.Sorted(maps.Keys(inst.peers)) {
 		have := inst.peers[name]
 		w, ok := want[name]
@@ -81,7 +81,7 @@ func (m *Manager) deletePeers(ctx context.Context, key bgp.InstanceKey, inst *in
 		} else {
 			gone = append(gone, name)
 		}
-		m.logger.Info("deleting peer", "instance", key.String(), "peer", name, "reason", reason)
+		s.logger.Info("deleting peer", "instance", key.String(), "peer", name, "reason", reason)
 		if err := inst.router.DeletePeer(ctx, have.peer.Address); err != nil {
 			failed[name] = err
 			continue
@@ -93,18 +93,18 @@ func (m *Manager) deletePeers(ctx context.Context, key bgp.InstanceKey, inst *in
 
 // record keeps the last error of a peer for status, or clears it, and returns it
 // named.
-func (m *Manager) record(key bgp.InstanceKey, name string, err error) error {
+func (s *Set) record(key bgp.InstanceKey, name string, err error) error {
 	ref := PeerRef{Instance: key, Name: name}
 	if err == nil {
-		delete(m.peerErrors, ref)
+		delete(s.peerErrors, ref)
 		return nil
 	}
-	m.peerErrors[ref] = err
+	s.peerErrors[ref] = err
 	return fmt.Errorf("instance %s peer %s: %w", key, name, err)
 }
 
-func (m *Manager) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, p bgp.DesiredPeer) error {
-	m.logger.Info("adding peer", "instance", key.String(), "peer", p.Name, "address", p.Address.String(), "peerASN", p.ASN)
+func (s *Set) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, p bgp.DesiredPeer) error {
+	s.logger.Info("adding peer", "instance", key.String(), "peer", p.Name, "address", p.Address.String(), "peerASN", p.ASN)
 	export := make([]bgp.Path, 0, len(p.Export))
 	for pfx, attrs := range p.Export {
 		export = append(export, bgp.Path{Prefix: pfx, Attributes: attrs})
