@@ -14,16 +14,25 @@ import (
 
 var routerC = netip.MustParseAddr("127.0.0.5")
 
-// waitReceived waits until the router has exactly want in family, attributes included,
-// and shows the difference when it never does.
-func waitReceived(t *testing.T, r *gobgptest.Peer, family string, want ...gobgptest.Route) {
+// waitReceived waits until the router has exactly want in family, prefixes and
+// attributes compared, and shows the difference when it never does. Every route must
+// come with ORIGIN IGP, whatever the speaker did to make a change reach the router.
+func waitReceived(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...bgp.ReceivedRoute) {
 	t.Helper()
-	opts := cmp.Options{cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.EquateEmpty()}
+	opts := cmp.Options{
+		cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.EquateEmpty(),
+		cmpopts.IgnoreFields(bgp.ReceivedRoute{}, "Neighbor", "NextHop", "ASPath", "Origin"),
+	}
 	deadline := time.Now().Add(sessionTimeout)
 	for {
 		got := r.Routes(t, family)
 		diff := cmp.Diff(want, got, opts)
 		if diff == "" {
+			for _, rt := range got {
+				if rt.Origin != bgp.OriginIGP {
+					t.Fatalf("%s at %s has ORIGIN %q, want IGP", rt.Prefix, r.Addr, rt.Origin)
+				}
+			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -31,6 +40,11 @@ func waitReceived(t *testing.T, r *gobgptest.Peer, family string, want ...gobgpt
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// route is a prefix as a router receives it, with its attributes.
+func route(p netip.Prefix, a bgp.PathAttributes) bgp.ReceivedRoute {
+	return bgp.ReceivedRoute{Prefix: p, Attributes: a}
 }
 
 // TestEachPeerGetsItsOwnAttributes: one speaker sends one prefix to two eBGP peers
@@ -51,16 +65,16 @@ func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 		peerTo("b", b, 65020, with(pfxPod, rackB), with(pfxPod6, rackB)),
 		peerTo("c", c, 65001, with(pfxPod, ibgp)),
 	))
-	for _, r := range []*gobgptest.Peer{a, b, c} {
+	for _, r := range []*gobgptest.Router{a, b, c} {
 		r.WaitEstablished(t, local, sessionTimeout)
 	}
-	waitReceived(t, a, "ipv4",
-		gobgptest.Route{Prefix: pfxPod, Communities: rackA.Communities, LargeCommunities: []string{"65001:1:101"}},
-		gobgptest.Route{Prefix: pfxSvc})
-	waitReceived(t, a, "ipv6", gobgptest.Route{Prefix: pfxPod6, Communities: rackA.Communities, LargeCommunities: []string{"65001:1:101"}})
-	waitReceived(t, b, "ipv4", gobgptest.Route{Prefix: pfxPod, Communities: rackB.Communities})
-	waitReceived(t, b, "ipv6", gobgptest.Route{Prefix: pfxPod6, Communities: rackB.Communities})
-	waitReceived(t, c, "ipv4", gobgptest.Route{Prefix: pfxPod, Communities: ibgp.Communities, LocalPref: 200})
+	waitReceived(t, a, bgp.FamilyIPv4Unicast,
+		route(pfxPod, rackA),
+		route(pfxSvc, bgp.PathAttributes{}))
+	waitReceived(t, a, bgp.FamilyIPv6Unicast, route(pfxPod6, rackA))
+	waitReceived(t, b, bgp.FamilyIPv4Unicast, route(pfxPod, rackB))
+	waitReceived(t, b, bgp.FamilyIPv6Unicast, route(pfxPod6, rackB))
+	waitReceived(t, c, bgp.FamilyIPv4Unicast, route(pfxPod, ibgp))
 
 	// A's attributes change (the IPv4 pod CIDR moves to another attribute set, the
 	// IPv6 one stays); B stops getting the IPv4 pod CIDR, which A and C still get, so
@@ -72,13 +86,13 @@ func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 		peerTo("b", b, 65020, with(pfxPod6, rackB)),
 		peerTo("c", c, 65001, with(pfxPod, ibgp2)),
 	))
-	waitReceived(t, a, "ipv4", gobgptest.Route{Prefix: pfxPod, Communities: rackA2.Communities}, gobgptest.Route{Prefix: pfxSvc})
-	waitReceived(t, a, "ipv6", gobgptest.Route{Prefix: pfxPod6, Communities: rackA.Communities, LargeCommunities: []string{"65001:1:101"}})
-	waitReceived(t, b, "ipv4")
-	waitReceived(t, b, "ipv6", gobgptest.Route{Prefix: pfxPod6, Communities: rackB.Communities})
-	waitReceived(t, c, "ipv4", gobgptest.Route{Prefix: pfxPod, LocalPref: 300})
+	waitReceived(t, a, bgp.FamilyIPv4Unicast, route(pfxPod, rackA2), route(pfxSvc, bgp.PathAttributes{}))
+	waitReceived(t, a, bgp.FamilyIPv6Unicast, route(pfxPod6, rackA))
+	waitReceived(t, b, bgp.FamilyIPv4Unicast)
+	waitReceived(t, b, bgp.FamilyIPv6Unicast, route(pfxPod6, rackB))
+	waitReceived(t, c, bgp.FamilyIPv4Unicast, route(pfxPod, ibgp2))
 
-	for _, r := range []*gobgptest.Peer{a, b, c} {
+	for _, r := range []*gobgptest.Router{a, b, c} {
 		if n := r.Drops(local); n != 0 {
 			t.Errorf("attribute and export changes dropped the session with %s %d times", r.Addr, n)
 		}

@@ -20,9 +20,9 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 	apply(t, set, desired("10.0.0.1", peerA, peerB))
 	a.WaitEstablished(t, local, sessionTimeout)
 	b.WaitEstablished(t, local, sessionTimeout)
-	pod := gobgptest.Route{Prefix: pfxPod}
-	waitReceived(t, a, "ipv4", pod)
-	waitReceived(t, b, "ipv4", pod)
+	pod := route(pfxPod, bgp.PathAttributes{})
+	waitReceived(t, a, bgp.FamilyIPv4Unicast, pod)
+	waitReceived(t, b, bgp.FamilyIPv4Unicast, pod)
 
 	c1, c2, c3 := []uint32{65001<<16 | 1}, []uint32{65001<<16 | 2}, []uint32{65001<<16 | 3}
 	svc := func(cs []uint32) bgp.Path {
@@ -31,31 +31,31 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 	steps := []struct {
 		name         string
 		changes      []bgp.ExportChange
-		wantA, wantB []gobgptest.Route
+		wantA, wantB []bgp.ReceivedRoute
 	}{
 		{"new to both, with different attributes",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c2)}}},
-			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"new attributes for a alone",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c3)}}},
-			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c3}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c3).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"a stops getting it, b still does",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{pfxSvc}}},
-			[]gobgptest.Route{pod}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c2}}},
+			[]bgp.ReceivedRoute{pod}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"b stops getting it too",
 			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{pfxSvc}}},
-			[]gobgptest.Route{pod}, []gobgptest.Route{pod}},
+			[]bgp.ReceivedRoute{pod}, []bgp.ReceivedRoute{pod}},
 		{"both get it again",
 			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c1)}}},
-			[]gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}, []gobgptest.Route{pod, {Prefix: pfxSvc, Communities: c1}}},
+			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}},
 	}
 	for _, s := range steps {
 		if err := set.ApplyExports(context.Background(), s.changes); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		t.Log(s.name)
-		waitReceived(t, a, "ipv4", s.wantA...)
-		waitReceived(t, b, "ipv4", s.wantB...)
+		waitReceived(t, a, bgp.FamilyIPv4Unicast, s.wantA...)
+		waitReceived(t, b, bgp.FamilyIPv4Unicast, s.wantB...)
 	}
 
 	// A new peer gets the originated prefixes it exports and one nobody exported yet.
@@ -63,10 +63,10 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 	peerB.Export[pfxSvc] = svc(c1).Attributes
 	apply(t, set, desired("10.0.0.1", peerA, peerB, peerTo("c", c, 65030, svc(c2), plain(pfxPod6))))
 	c.WaitEstablished(t, local, sessionTimeout)
-	waitReceived(t, c, "ipv4", gobgptest.Route{Prefix: pfxSvc, Communities: c2})
-	waitReceived(t, c, "ipv6", gobgptest.Route{Prefix: pfxPod6})
-	waitReceived(t, a, "ipv6")
-	for _, r := range []*gobgptest.Peer{a, b, c} {
+	waitReceived(t, c, bgp.FamilyIPv4Unicast, route(pfxSvc, svc(c2).Attributes))
+	waitReceived(t, c, bgp.FamilyIPv6Unicast, route(pfxPod6, bgp.PathAttributes{}))
+	waitReceived(t, a, bgp.FamilyIPv6Unicast)
+	for _, r := range []*gobgptest.Router{a, b, c} {
 		if n := r.Drops(local); n != 0 {
 			t.Errorf("export changes dropped the session with %s %d times", r.Addr, n)
 		}

@@ -43,7 +43,7 @@ func newTestSpeakers(t *testing.T) *speakers.Set {
 }
 
 // startRouter starts a router at addr with ASN asn that accepts the local speaker.
-func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgptest.NeighborOption) *gobgptest.Peer {
+func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgp.NeighborOption) *gobgptest.Router {
 	t.Helper()
 	r := gobgptest.Start(t, addr, asn)
 	r.AddNeighbor(t, local, key.LocalASN, opts...)
@@ -54,7 +54,7 @@ type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...bgp.Path) bgp.DesiredPeer {
+func peerTo(name string, r *gobgptest.Router, asn uint32, export ...bgp.Path) bgp.DesiredPeer {
 	set := map[netip.Prefix]bgp.PathAttributes{}
 	for _, p := range export {
 		set[p.Prefix] = p.Attributes
@@ -90,7 +90,7 @@ func apply(t *testing.T, set *speakers.Set, d bgp.Desired) {
 	}
 }
 
-func prefixesOf(routes []gobgptest.Route) []netip.Prefix {
+func prefixesOf(routes []bgp.ReceivedRoute) []netip.Prefix {
 	out := []netip.Prefix{}
 	for _, r := range routes {
 		out = append(out, r.Prefix)
@@ -98,7 +98,7 @@ func prefixesOf(routes []gobgptest.Route) []netip.Prefix {
 	return out
 }
 
-func waitRoutes(t *testing.T, r *gobgptest.Peer, family string, want ...netip.Prefix) {
+func waitRoutes(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...netip.Prefix) {
 	t.Helper()
 	if want == nil {
 		want = []netip.Prefix{}
@@ -117,21 +117,15 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: podAttrs}, plain(pfxPod6)), peerTo("b", b, 65020)))
 	a.WaitEstablished(t, local, sessionTimeout)
 	b.WaitEstablished(t, local, sessionTimeout)
-	waitRoutes(t, a, "ipv4", pfxPod)
-	waitRoutes(t, a, "ipv6", pfxPod6)
-	got := a.Routes(t, "ipv4")[0]
-	if diff := cmp.Diff([]uint32{65001<<16 | 100}, got.Communities); diff != "" {
-		t.Errorf("communities at router A (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"65001:1:2"}, got.LargeCommunities); diff != "" {
-		t.Errorf("large communities at router A (-want +got):\n%s", diff)
-	}
-	waitRoutes(t, b, "ipv4")
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv6Unicast, pfxPod6)
+	waitReceived(t, a, bgp.FamilyIPv4Unicast, route(pfxPod, podAttrs))
+	waitRoutes(t, b, bgp.FamilyIPv4Unicast)
 
 	// Export changes: B starts getting the service route, A stops getting the pod CIDR.
 	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, plain(pfxPod6)), peerTo("b", b, 65020, plain(pfxSvc))))
-	waitRoutes(t, a, "ipv4")
-	waitRoutes(t, b, "ipv4", pfxSvc)
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast)
+	waitRoutes(t, b, bgp.FamilyIPv4Unicast, pfxSvc)
 
 	snap, err := set.Snapshot(context.Background())
 	if err != nil {
@@ -174,11 +168,11 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 	for _, e := range edits {
 		apply(t, set, e.d)
 	}
-	waitRoutes(t, a, "ipv4", pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 	if n := a.Drops(local); n != 0 {
 		t.Fatalf("%d unrelated edits dropped the session %d times", len(edits), n)
 	}
-	if got := a.State(t, local); got.String() != "SESSION_STATE_ESTABLISHED" {
+	if got := a.State(t, local); got != bgp.StateEstablished {
 		t.Fatalf("session with A is %s after unrelated edits", got)
 	}
 
@@ -193,12 +187,12 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 	apply(t, set, desired("10.0.0.2", held))
 	gobgptest.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
 	a.WaitEstablished(t, local, sessionTimeout)
-	waitRoutes(t, a, "ipv4", pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 }
 
 func TestMD5(t *testing.T) {
-	a := startRouter(t, routerA, 65010, gobgptest.WithPassword("s3cret"))
-	b := startRouter(t, routerB, 65020, gobgptest.WithPassword("s3cret"))
+	a := startRouter(t, routerA, 65010, gobgp.WithPassword("s3cret"))
+	b := startRouter(t, routerB, 65020, gobgp.WithPassword("s3cret"))
 	set := newTestSpeakers(t)
 	right := peerTo("a", a, 65010)
 	right.Password = "s3cret"
@@ -207,7 +201,7 @@ func TestMD5(t *testing.T) {
 	apply(t, set, desired("10.0.0.1", right, wrong))
 	a.WaitEstablished(t, local, sessionTimeout)
 	time.Sleep(3 * time.Second)
-	if got := b.State(t, local); got.String() == "SESSION_STATE_ESTABLISHED" {
+	if got := b.State(t, local); got == bgp.StateEstablished {
 		t.Fatalf("session with the wrong MD5 key is %s", got)
 	}
 }
@@ -215,19 +209,19 @@ func TestMD5(t *testing.T) {
 func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
 		t.Run(map[bool]string{true: "graceful", false: "cease"}[graceful], func(t *testing.T) {
-			a := startRouter(t, routerA, 65010, gobgptest.WithGracefulRestart(120*time.Second))
+			a := startRouter(t, routerA, 65010, gobgp.WithGracefulRestart(120*time.Second))
 			set := newTestSpeakers(t)
 			p := peerTo("a", a, 65010, plain(pfxPod))
 			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
 			apply(t, set, desired("10.0.0.1", p))
 			a.WaitEstablished(t, local, sessionTimeout)
-			waitRoutes(t, a, "ipv4", pfxPod)
+			waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 			if err := set.Stop(context.Background(), graceful); err != nil {
 				t.Fatal(err)
 			}
 			gobgptest.Eventually(t, sessionTimeout, "session down", func() bool { return a.Drops(local) == 1 })
 			time.Sleep(time.Second)
-			routes := a.Routes(t, "ipv4")
+			routes := a.Routes(t, bgp.FamilyIPv4Unicast)
 			if graceful && len(routes) != 1 {
 				t.Fatalf("after a graceful stop the peer has %v, want the pod CIDR kept as stale", routes)
 			}

@@ -3,14 +3,10 @@ package gobgp
 import (
 	"context"
 	"net/netip"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	api "github.com/osrg/gobgp/v4/api"
-	"github.com/osrg/gobgp/v4/pkg/apiutil"
-	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
 
 	"kbgp.io/kbgp/internal/bgp"
 )
@@ -63,26 +59,11 @@ func TestOriginatesWhatSomePeerExports(t *testing.T) {
 		if err := s.do(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if diff := cmp.Diff(s.want, localRIB(t, r), opts); diff != "" {
+		if diff := cmp.Diff(s.want, LocalRIB(t, r), opts); diff != "" {
 			t.Errorf("%s: RIB (-want +got):\n%s", s.name, diff)
 		}
 		if len(r.refs) != len(s.want) || len(r.originated) != len(s.want) || len(r.resend) != 0 {
 			t.Errorf("%s: books hold %d counted, %d originated, %d to resend; want %d, %d, 0", s.name, len(r.refs), len(r.originated), len(r.resend), len(s.want), len(s.want))
 		}
 	}
-}
-
-// localRIB lists the prefixes of the speaker's RIB, both families.
-func localRIB(t *testing.T, r *router) []netip.Prefix {
-	t.Helper()
-	var out []netip.Prefix
-	for _, fam := range []gobgppacket.Family{gobgppacket.RF_IPv4_UC, gobgppacket.RF_IPv6_UC} {
-		err := r.srv.ListPath(apiutil.ListPathRequest{TableType: api.TableType_TABLE_TYPE_GLOBAL, Family: fam},
-			func(n gobgppacket.NLRI, _ []*apiutil.Path) { out = append(out, netip.MustParsePrefix(n.String())) })
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	slices.SortFunc(out, bgp.ComparePrefix)
-	return out
 }
