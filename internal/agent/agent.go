@@ -21,8 +21,8 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
@@ -86,13 +86,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		return err
 	}
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
-	speakers := manager.New(o.Routers, o.Logger, writer.Trigger)
-	writer.speakers = speakers
+	set := speakers.New(o.Routers, o.Logger, writer.Trigger)
+	writer.speakers = set
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
 	writer.recorder = recorder
 	r := &reconciler{
 		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
-		speakers: speakers, status: writer, logger: o.Logger,
+		speakers: set, status: writer, logger: o.Logger,
 		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
@@ -113,5 +113,5 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	defer cancel()
 	writer.markShutdown(stopCtx)
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
-	return errors.Join(runErr, speakers.Stop(stopCtx, true))
+	return errors.Join(runErr, set.Stop(stopCtx, true))
 }

@@ -20,8 +20,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // reconciler makes this node's speakers match its BGPNodeConfig.
@@ -29,17 +29,16 @@ type reconciler struct {
 	client    client.Client
 	nodeName  string
 	namespace string
-	speakers  *manager.Manager
+	speakers  *speakers.Set
 	status    *statusWriter
 	logger    *slog.Logger
 	nodes     *nodeGetter
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
-	// previous is the last desired state, which intent.Build keeps for peers whose
-	// objects went missing (the last good configuration keeps running).
-	previous bgp.Desired
 	// exports is the per-Service index of the last full build, which Service events
-	// update; exportsStale is set when applying such an update failed.
+	// update and diff; exportsStale is set when applying such an update failed. What
+	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
+	// a full build starts from it, so nothing here mirrors it.
 	exports      *intent.ExportIndex
 	exportsStale bool
 }
@@ -86,7 +85,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return r.reconcileAll(ctx)
 }
 
-// reconcileAll is fetch → router IDs → intent.Build → manager.Apply → status. A
+// reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
 // missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
 func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
 	in, err := r.fetch(ctx)
@@ -94,7 +93,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 		return reconcile.Result{}, err
 	}
 	if in.NodeConfig == nil {
-		r.previous, r.exports = bgp.Desired{}, nil
+		r.exports = nil
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
@@ -107,13 +106,14 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
-	in.Previous = r.previous
+	// Peers and instances that cannot be built now keep running as they run.
+	in.Previous = r.speakers.Applied()
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
-	// Even after a failed Apply the index is good to build on: the manager's books say
+	// Even after a failed Apply the index is good to build on: the speakers' books say
 	// what did run, ApplyExports skips peers that are not running, and the returned
 	// error retries the whole apply.
-	r.previous, r.exports, r.exportsStale = res.Desired, res.Exports, false
+	r.exports, r.exportsStale = res.Exports, false
 	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)

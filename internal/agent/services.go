@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 )
 
@@ -63,24 +62,6 @@ func (r *reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 		r.exportsStale = true
 		return reconcile.Result{}, fmt.Errorf("apply the exports of Service %s: %w", key, err)
 	}
-	applyExportChanges(r.previous, changes)
 	r.status.Trigger()
 	return reconcile.Result{}, nil
-}
-
-// applyExportChanges keeps the last desired state in step with what the hot path
-// applied, so a later build that keeps a peer as it was keeps its current export.
-func applyExportChanges(d bgp.Desired, changes []bgp.ExportChange) {
-	for _, ch := range changes {
-		dp, ok := d.Instances[ch.Instance].Peers[ch.Peer]
-		if !ok {
-			continue
-		}
-		for _, p := range ch.Set {
-			dp.Export[p.Prefix] = p.Attributes
-		}
-		for _, p := range ch.Remove {
-			delete(dp.Export, p)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,13 +37,29 @@ func externalService(name, ip string, local bool) *corev1.Service {
 
 func hostRoute(ip string) netip.Prefix { return netip.PrefixFrom(netip.MustParseAddr(ip), 32) }
 
-// pathCallsSettle waits until the speaker advertises want prefixes to addrA, then
-// returns the AddPaths and DeletePaths calls made since the last call.
-func pathCallsSettle(t *testing.T, r *bgpfake.Router, want int) (added, deleted [][]netip.Prefix) {
+// batchesSettle waits until the speaker advertises want prefixes to addrA, then
+// describes the ApplyExports batches made since the last call: one "[...]" per batch,
+// holding "+set -removed" prefixes per peer.
+func batchesSettle(t *testing.T, r *bgpfake.Router, want int) string {
 	t.Helper()
 	eventually(t, 30*time.Second, fmt.Sprintf("%d prefixes advertised", want), func() bool { return len(r.Advertised(addrA)) == want })
 	time.Sleep(300 * time.Millisecond) // let any further (wrong) call happen
-	return r.PathCalls()
+	var out strings.Builder
+	for _, batch := range r.ExportBatches() {
+		out.WriteString("[")
+		for i, ch := range batch {
+			set := make([]netip.Prefix, 0, len(ch.Set))
+			for _, p := range ch.Set {
+				set = append(set, p.Prefix)
+			}
+			if i > 0 {
+				out.WriteString(" ")
+			}
+			fmt.Fprintf(&out, "+%v -%v", set, ch.Remove)
+		}
+		out.WriteString("]")
+	}
+	return out.String()
 }
 
 // TestServiceEventsApplyOnlyTheirDifference: with many Services advertised, one
@@ -70,13 +87,12 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 	create(t, nodeConfig(node, peer("tor", addrA, 65010, "hot-path")))
 	routers, _ := startAgent(t, server.Config, node)
 	r := speaker(t, routers)
-	pathCallsSettle(t, r, existing)
+	batchesSettle(t, r, existing)
 
 	web := externalService("web", "100.64.9.1", false)
 	create(t, web)
-	added, deleted := pathCallsSettle(t, r, existing+1)
-	if len(added) != 1 || len(added[0]) != 1 || added[0][0] != hostRoute("100.64.9.1") || len(deleted) != 0 {
-		t.Errorf("Service created: AddPaths %v, DeletePaths %v; want one AddPaths of 100.64.9.1/32 alone", added, deleted)
+	if got := batchesSettle(t, r, existing+1); got != "[+[100.64.9.1/32] -[]]" {
+		t.Errorf("Service created: batches %s; want one setting 100.64.9.1/32 alone", got)
 	}
 
 	web.Spec.ExternalIPs = []string{"100.64.9.2"}
@@ -87,15 +103,14 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 		ads := r.Advertised(addrA)
 		return len(ads) == existing+1 && !containsPrefix(ads, hostRoute("100.64.9.1")) && containsPrefix(ads, hostRoute("100.64.9.2"))
 	})
-	added, deleted = pathCallsSettle(t, r, existing+1)
-	if fmt.Sprint(added) != "[[100.64.9.2/32]]" || fmt.Sprint(deleted) != "[[100.64.9.1/32]]" {
-		t.Errorf("Service IP changed: AddPaths %v, DeletePaths %v; want the new IP added and the old one deleted, alone", added, deleted)
+	if got := batchesSettle(t, r, existing+1); got != "[+[100.64.9.2/32] -[100.64.9.1/32]]" {
+		t.Errorf("Service IP changed: batches %s; want one setting the new IP and removing the old one, alone", got)
 	}
 
 	local := externalService("local", "100.64.9.3", true)
 	create(t, local)
-	if added, deleted := pathCallsSettle(t, r, existing+1); len(added)+len(deleted) != 0 {
-		t.Errorf("eTP=Local without endpoints: AddPaths %v, DeletePaths %v; want none", added, deleted)
+	if got := batchesSettle(t, r, existing+1); got != "" {
+		t.Errorf("eTP=Local without endpoints: batches %s; want none", got)
 	}
 	create(t, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Namespace: svcNamespace, Name: "local-1", Labels: map[string]string{discoveryv1.LabelServiceName: "local"}},
@@ -103,15 +118,15 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.1.7"}, NodeName: ptr.To(node),
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 	})
-	if added, _ := pathCallsSettle(t, r, existing+2); fmt.Sprint(added) != "[[100.64.9.3/32]]" {
-		t.Errorf("ready endpoint on this node: AddPaths %v, want 100.64.9.3/32 alone", added)
+	if got := batchesSettle(t, r, existing+2); got != "[+[100.64.9.3/32] -[]]" {
+		t.Errorf("ready endpoint on this node: batches %s, want one setting 100.64.9.3/32 alone", got)
 	}
 
 	if err := server.Client.Delete(ctx, web); err != nil {
 		t.Fatal(err)
 	}
-	if added, deleted := pathCallsSettle(t, r, existing+1); len(added) != 0 || fmt.Sprint(deleted) != "[[100.64.9.2/32]]" {
-		t.Errorf("Service deleted: AddPaths %v, DeletePaths %v; want 100.64.9.2/32 deleted alone", added, deleted)
+	if got := batchesSettle(t, r, existing+1); got != "[+[] -[100.64.9.2/32]]" {
+		t.Errorf("Service deleted: batches %s; want one removing 100.64.9.2/32 alone", got)
 	}
 	if got := r.Sessions(addrA); got != 1 {
 		t.Errorf("Service events reset the session: %d sessions", got)

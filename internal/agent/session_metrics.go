@@ -2,15 +2,15 @@ package agent
 
 import (
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // afiLabels are the afi label values of the route metrics.
 var afiLabels = map[bgp.Family]string{bgp.FamilyIPv4Unicast: "ipv4", bgp.FamilyIPv6Unicast: "ipv6"}
 
 // peerSamples turns a snapshot into the per-peer metric samples.
-func peerSamples(snap map[bgp.InstanceKey]manager.InstanceSnapshot) []metrics.PeerSample {
+func peerSamples(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) []metrics.PeerSample {
 	var out []metrics.PeerSample
 	for key, inst := range snap {
 		for name, p := range inst.Peers {

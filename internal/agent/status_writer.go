@@ -19,8 +19,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/status"
 )
 
@@ -35,11 +35,11 @@ type statusWriter struct {
 	interval time.Duration
 	logger   *slog.Logger
 	signal   chan struct{}
-	speakers *manager.Manager
+	speakers *speakers.Set
 	// recorder gets PeerEstablished/PeerDown, found by comparing each snapshot with
 	// lastSnapshot (only the writer goroutine touches it).
 	recorder     record.EventRecorder
-	lastSnapshot map[bgp.InstanceKey]manager.InstanceSnapshot
+	lastSnapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	sessions     metrics.Sessions
 
 	mu sync.Mutex
@@ -186,7 +186,7 @@ func (w *statusWriter) markShutdown(ctx context.Context) {
 
 // keepsRoutes reports whether some peer holds the node's routes across a restart: an
 // Established session with graceful restart configured.
-func keepsRoutes(snap map[bgp.InstanceKey]manager.InstanceSnapshot) bool {
+func keepsRoutes(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) bool {
 	for _, inst := range snap {
 		for _, p := range inst.Peers {
 			if p.Peer.GracefulRestart.Enabled && p.Status.State == bgp.StateEstablished {
@@ -198,7 +198,7 @@ func keepsRoutes(snap map[bgp.InstanceKey]manager.InstanceSnapshot) bool {
 }
 
 // recordPeerEvents emits the session changes since the last snapshot and logs them.
-func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]manager.InstanceSnapshot) {
+func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]speakers.InstanceSnapshot) {
 	for _, e := range status.PeerEvents(w.lastSnapshot, snap) {
 		w.logger.Info("BGP session changed", "reason", e.Reason, "detail", e.Message)
 		if w.recorder != nil {

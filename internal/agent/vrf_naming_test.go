@@ -14,14 +14,14 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/status"
 )
 
 // TestSameAddressInTwoVRFsIsTwoPeersEverywhere runs one peer address in two VRFs and
 // follows the two peers through everything keyed by peer: the speakers and what they
-// send, the manager's snapshot, the status entries, the events and the metric series.
+// send, the speakers' snapshot, the status entries, the events and the metric series.
 // Only one of the two sessions is up, so any place that keys by address alone mixes
 // them up and fails.
 func TestSameAddressInTwoVRFsIsTwoPeersEverywhere(t *testing.T) {
@@ -36,7 +36,7 @@ func TestSameAddressInTwoVRFsIsTwoPeersEverywhere(t *testing.T) {
 		}
 	}
 	routers := &bgpfake.Factory{}
-	m := manager.New(routers, slog.New(slog.DiscardHandler), nil)
+	m := speakers.New(routers, slog.New(slog.DiscardHandler), nil)
 	ctx := context.Background()
 	if err := m.Apply(ctx, bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
 		redKey: speaker(redKey, "red", redPfx), blueKey: speaker(blueKey, "blue", bluePfx),

@@ -3,14 +3,12 @@ package bgp
 import "net/netip"
 
 // Desired is the whole BGP state one node must run: what intent.Build computes from
-// the API and manager.Apply makes true.
+// the API and speakers.Set.Apply makes true.
 type Desired struct {
 	Instances map[InstanceKey]DesiredInstance
 }
 
-// DesiredInstance is one speaker with its peers. The speaker originates every prefix
-// some peer exports (see Originated), once and without attributes; each peer's export
-// says which of them it gets and with which attributes.
+// DesiredInstance is one speaker with its peers, each with what it is sent.
 type DesiredInstance struct {
 	Global Global
 	// Peers by name.
@@ -24,21 +22,10 @@ type DesiredPeer struct {
 	Export map[netip.Prefix]PathAttributes
 }
 
-// Originated is the set of prefixes the speaker must originate: the union of its
-// peers' exports.
-func (d DesiredInstance) Originated() map[netip.Prefix]struct{} {
-	out := map[netip.Prefix]struct{}{}
-	for _, p := range d.Peers {
-		for pfx := range p.Export {
-			out[pfx] = struct{}{}
-		}
-	}
-	return out
-}
-
-// ExportChange is a change to one peer's export, as a Service event produces it: Set
-// are prefixes the peer is now sent, or sent with other attributes; Remove are
-// prefixes it is no longer sent.
+// ExportChange is a change to one peer's export, as a Service event produces it, with
+// the peer named by speaker and name: Set are prefixes the peer is now sent, or sent
+// with other attributes; Remove are prefixes it is no longer sent. The speaker set
+// turns it into the PeerExportChange of that speaker's Router.
 type ExportChange struct {
 	Instance InstanceKey
 	Peer     string

@@ -144,4 +144,16 @@ type ReceivedRoute struct {
 	NextHop    netip.Addr
 	ASPath     []uint32
 	Attributes PathAttributes
+	// Origin is the path's ORIGIN attribute; "" when the router does not report it.
+	Origin Origin
 }
+
+// Origin is the ORIGIN attribute of a path (RFC 4271): kbgp always sends IGP.
+type Origin string
+
+// The ORIGIN values.
+const (
+	OriginIGP        Origin = "IGP"
+	OriginEGP        Origin = "EGP"
+	OriginIncomplete Origin = "incomplete"
+)

@@ -5,36 +5,41 @@ import (
 	"net/netip"
 )
 
-// Router is one running BGP speaker. Implementations are safe for concurrent use.
+// Router is one running BGP speaker, described by what each of its peers is sent: every
+// peer is sent exactly its export, each prefix with the attributes meant for that peer.
+// How the speaker gets there — which prefixes it originates, how it filters them per
+// peer, how it makes a change reach a peer — is the implementation's business.
+// Implementations are safe for concurrent use.
 type Router interface {
-	// AddPeer configures a new peer and starts its session. export is what the peer is
-	// sent of the originated prefixes, each with its attributes for this peer; it is in
-	// place before the session can come up, so the first UPDATEs carry the whole set.
+	// AddPeer configures a new peer with its export and starts its session. The export
+	// is in place before the session can come up, so the peer's first UPDATEs carry all
+	// of it (before End-of-RIB).
 	AddPeer(ctx context.Context, p Peer, export []Path) error
 	// UpdatePeer applies a change to a peer's configuration that does not need a new
-	// session (see SessionResetNeeded); the running session stays up.
+	// session (the caller decides which do); the running session stays up and the
+	// peer's export is unchanged.
 	UpdatePeer(ctx context.Context, p Peer) error
 	// DeletePeer removes a peer; its session ends with a Cease NOTIFICATION.
 	DeletePeer(ctx context.Context, addr netip.Addr) error
-	// AddPaths originates prefixes, without attributes: each peer's export adds its own.
-	// Adding a prefix that is already originated re-runs every peer's export on it,
-	// which is how a peer's new export of an originated prefix takes effect.
-	AddPaths(ctx context.Context, prefixes []netip.Prefix) error
-	// DeletePaths withdraws originated paths by prefix.
-	DeletePaths(ctx context.Context, prefixes []netip.Prefix) error
-	// UpdatePeerExport changes a peer's export: set adds prefixes to it or gives them
-	// new attributes, remove takes prefixes out of it. Removed prefixes that are
-	// originated are withdrawn from the peer at once. A prefix in set is sent with its
-	// new attributes when it is next added with AddPaths, so that the caller re-sends
-	// each prefix once for all peers whose export of it changed. Every prefix outside
-	// the peer's export is withheld from it, including prefixes originated later.
-	UpdatePeerExport(ctx context.Context, addr netip.Addr, set []Path, remove []netip.Prefix) error
+	// ApplyExports changes the exports of running peers, at most one change per peer,
+	// as one batch: afterwards every peer is sent exactly its new export, and peers the
+	// changes do not name are sent what they were. Its cost is in the size of the
+	// changes, not of the exports. On error, part of the batch may have been applied.
+	ApplyExports(ctx context.Context, changes []PeerExportChange) error
 	// Peers reports the state of every configured peer.
 	Peers(ctx context.Context) ([]PeerStatus, error)
 	// Stop ends every session and releases the speaker. With gracefulRestart, peers that
 	// negotiated graceful restart get no NOTIFICATION, so they keep our routes as stale
 	// while we restart; the others get a Cease.
 	Stop(ctx context.Context, gracefulRestart bool) error
+}
+
+// PeerExportChange is a change to what one peer of a speaker is sent: Set are prefixes
+// it is now sent, or sent with new attributes; Remove are prefixes it is no longer sent.
+type PeerExportChange struct {
+	Peer   netip.Addr
+	Set    []Path
+	Remove []netip.Prefix
 }
 
 // RouterFactory starts speakers. notify is called, without blocking, whenever a peer's

@@ -31,8 +31,9 @@ type Input struct {
 	// RouterIDs are the decided router IDs by local ASN (see DecideRouterIDs); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
-	// Previous is what the last Build produced; peers and instances that cannot be built
-	// now keep running as they were.
+	// Previous is what the node runs now (the agent passes the speakers' last-applied
+	// state, Service events included); peers and instances that cannot be built now keep
+	// running as they are.
 	Previous bgp.Desired
 }
 

@@ -15,8 +15,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // Condition types and reasons of a BGPNodeConfig.
@@ -49,11 +49,11 @@ type Input struct {
 	Build      intent.Result
 	// RouterIDs are the router-ID decisions by local ASN.
 	RouterIDs map[int64]intent.RouterIDDecision
-	// Snapshot is the manager's view of the running speakers.
-	Snapshot map[bgp.InstanceKey]manager.InstanceSnapshot
+	// Snapshot is the speaker set's view of the running speakers.
+	Snapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	// PeerErrors are the peers the router refused.
-	PeerErrors map[manager.PeerRef]error
-	// ApplyError is the error of the last manager.Apply, if any.
+	PeerErrors map[speakers.PeerRef]error
+	// ApplyError is the error of the last speakers.Set.Apply, if any.
 	ApplyError error
 	// Previous is the status currently stored, whose condition transition times and
 	// router-ID resolution times are kept when they do not change.
@@ -69,7 +69,7 @@ func Build(in Input) kbgpv1.BGPNodeConfigStatus {
 	// Peer errors become one entry for the node config; they are taken in a fixed order so
 	// that the joined message does not change from one build to the next, and each names
 	// its instance and VRF, since a peer name is unique only inside one instance.
-	refs := slices.SortedFunc(maps.Keys(in.PeerErrors), func(a, b manager.PeerRef) int {
+	refs := slices.SortedFunc(maps.Keys(in.PeerErrors), func(a, b speakers.PeerRef) int {
 		return cmp.Or(a.Instance.Compare(b.Instance), strings.Compare(a.Name, b.Name))
 	})
 	for _, ref := range refs {

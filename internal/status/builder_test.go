@@ -15,8 +15,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 var (
@@ -46,10 +46,10 @@ func resolved(source kbgpv1.RouterIDSource) map[int64]intent.RouterIDDecision {
 	}}}
 }
 
-func established(names ...string) map[bgp.InstanceKey]manager.InstanceSnapshot {
-	snap := manager.InstanceSnapshot{Peers: map[string]manager.PeerSnapshot{}}
+func established(names ...string) map[bgp.InstanceKey]speakers.InstanceSnapshot {
+	snap := speakers.InstanceSnapshot{Peers: map[string]speakers.PeerSnapshot{}}
 	for i, n := range names {
-		snap.Peers[n] = manager.PeerSnapshot{
+		snap.Peers[n] = speakers.PeerSnapshot{
 			Peer: bgp.Peer{Address: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", i+1))},
 			Status: bgp.PeerStatus{State: bgp.StateEstablished, EstablishedSince: t0.Add(time.Minute),
 				HoldTime: 90 * time.Second, Keepalive: 30 * time.Second,
@@ -59,7 +59,7 @@ func established(names ...string) map[bgp.InstanceKey]manager.InstanceSnapshot {
 			AdvertisedByFamily: map[bgp.Family]int{bgp.FamilyIPv4Unicast: 600_000, bgp.FamilyIPv6Unicast: 400_000},
 		}
 	}
-	return map[bgp.InstanceKey]manager.InstanceSnapshot{key: snap}
+	return map[bgp.InstanceKey]speakers.InstanceSnapshot{key: snap}
 }
 
 func conditions(st kbgpv1.BGPNodeConfigStatus) map[string]string {
@@ -91,7 +91,7 @@ func TestBuild(t *testing.T) {
 		{
 			// A peer that does not answer is not a configuration failure.
 			name: "peer not Established: still Ready",
-			in:   Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceHash), Snapshot: map[bgp.InstanceKey]manager.InstanceSnapshot{key: {Peers: map[string]manager.PeerSnapshot{"tor-a": {Status: bgp.PeerStatus{State: bgp.StateActive}}}}}},
+			in:   Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceHash), Snapshot: map[bgp.InstanceKey]speakers.InstanceSnapshot{key: {Peers: map[string]speakers.PeerSnapshot{"tor-a": {Status: bgp.PeerStatus{State: bgp.StateActive}}}}}},
 			conditions: map[string]string{"Ready": "True/ConfigurationSuccessful", "Degraded": "False/ConfigurationSuccessful",
 				"RouterIDResolved": "True/HashFallback"},
 			peerState: kbgpv1.PeeringStateActive,
@@ -107,7 +107,7 @@ func TestBuild(t *testing.T) {
 		{
 			name: "peer refused by the speaker",
 			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceTemplate),
-				PeerErrors: map[manager.PeerRef]error{{Name: "tor-a"}: errors.New("bind: no such device")}},
+				PeerErrors: map[speakers.PeerRef]error{{Name: "tor-a"}: errors.New("bind: no such device")}},
 			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
 				"RouterIDResolved": "True/Template"},
 			failed: 1, peerState: kbgpv1.PeeringStateIdle,
@@ -191,7 +191,7 @@ func TestBuildKeepsTransitionTimes(t *testing.T) {
 // speakers refused make one entry that tells them apart, in the same words at every
 // build (a changing message would be a status write each time).
 func TestBuildNamesPeerErrorsByInstanceAndVRF(t *testing.T) {
-	in := Input{NodeConfig: nodeConfig("tor-a"), PeerErrors: map[manager.PeerRef]error{
+	in := Input{NodeConfig: nodeConfig("tor-a"), PeerErrors: map[speakers.PeerRef]error{
 		{Instance: bgp.InstanceKey{LocalASN: 65001, VRF: "blue"}, Name: "tor-a"}: errors.New("bind: no such device"),
 		{Instance: bgp.InstanceKey{LocalASN: 65001, VRF: "red"}, Name: "tor-a"}:  errors.New("connection refused"),
 		{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: "tor-a"}:              errors.New("timeout"),

@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/manager"
 	"kbgp.io/kbgp/internal/sanitize"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 // Peer event reasons on the BGPNodeConfig.
@@ -29,7 +29,7 @@ type Event struct {
 // between them (its drop count grew) is a PeerDown. Snapshots are taken at most once per status
 // interval, so a flapping peer costs a few events, which the event recorder then
 // aggregates further. A removed peer gets no event: its configuration went away.
-func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event {
+func PeerEvents(prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot) []Event {
 	var out []Event
 	for _, key := range slices.SortedFunc(maps.Keys(cur), bgp.InstanceKey.Compare) {
 		for _, name := range slices.Sorted(maps.Keys(cur[key].Peers)) {
@@ -52,7 +52,7 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot) []Event 
 	return out
 }
 
-func peerDownMessage(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
+func peerDownMessage(key bgp.InstanceKey, name string, p speakers.PeerSnapshot) string {
 	msg := fmt.Sprintf("%s left Established", describePeer(key, name, p))
 	if p.Status.LastDownReason != "" {
 		msg += ": " + sanitize.Line(p.Status.LastDownReason)
@@ -60,7 +60,7 @@ func peerDownMessage(key bgp.InstanceKey, name string, p manager.PeerSnapshot) s
 	return msg
 }
 
-func describePeer(key bgp.InstanceKey, name string, p manager.PeerSnapshot) string {
+func describePeer(key bgp.InstanceKey, name string, p speakers.PeerSnapshot) string {
 	s := fmt.Sprintf("peer %s (%s, AS %d) of instance %d", sanitize.Line(name), p.Peer.Address, p.Peer.ASN, key.LocalASN)
 	if key.VRF != "" {
 		s += " in VRF " + sanitize.Line(key.VRF)

@@ -8,15 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
 func TestPeerEvents(t *testing.T) {
 	key := bgp.InstanceKey{LocalASN: 65001}
 	red := bgp.InstanceKey{LocalASN: 65001, VRF: "red"}
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	snap := func(k bgp.InstanceKey, state bgp.SessionState, since time.Time, reason string) map[bgp.InstanceKey]manager.InstanceSnapshot {
-		return map[bgp.InstanceKey]manager.InstanceSnapshot{k: {Peers: map[string]manager.PeerSnapshot{"tor-a": {
+	snap := func(k bgp.InstanceKey, state bgp.SessionState, since time.Time, reason string) map[bgp.InstanceKey]speakers.InstanceSnapshot {
+		return map[bgp.InstanceKey]speakers.InstanceSnapshot{k: {Peers: map[string]speakers.PeerSnapshot{"tor-a": {
 			Peer:   bgp.Peer{Address: netip.MustParseAddr("10.1.1.1"), ASN: 65002},
 			Status: bgp.PeerStatus{State: state, EstablishedSince: since, LastDownReason: reason},
 		}}}}
@@ -24,7 +24,7 @@ func TestPeerEvents(t *testing.T) {
 	const cease = "notification-received code 6(cease) subcode 2(administrative shutdown)"
 	for _, tc := range []struct {
 		name      string
-		prev, cur map[bgp.InstanceKey]manager.InstanceSnapshot
+		prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot
 		want      []Event
 	}{
 		{"first seen Established", nil, snap(key, bgp.StateEstablished, t0, ""),
@@ -53,7 +53,7 @@ func TestPeerEvents(t *testing.T) {
 	}
 }
 
-func withDrops(s map[bgp.InstanceKey]manager.InstanceSnapshot, n uint64) map[bgp.InstanceKey]manager.InstanceSnapshot {
+func withDrops(s map[bgp.InstanceKey]speakers.InstanceSnapshot, n uint64) map[bgp.InstanceKey]speakers.InstanceSnapshot {
 	for k, inst := range s {
 		for name, p := range inst.Peers {
 			p.Status.Drops = n

@@ -1,13 +1,10 @@
 // Package bgpfake is an in-memory bgp.RouterFactory for tests of the code above the
-// speaker (manager, agent). It has no wire: every configured peer is Established at
-// once, with the timers it was configured with. Tests read back what a real speaker
-// would have sent each peer — with the attributes of that peer's export — and how many
+// speaker (speaker set, agent). It has no wire: every configured peer is Established at
+// once, with the timers it was configured with. Tests read back what each peer is sent
+// — with the attributes of that peer's export —, every ApplyExports batch, and how many
 // sessions each peer has had, which is how they prove that an edit did not reset one.
 //
-// It follows the bgp.Router contract as GoBGP implements it: a prefix is sent when it
-// is originated (or re-originated) or when the session starts, through the peer's
-// export at that moment; a prefix set into an export reaches the peer only when it is
-// next added, so a caller that forgets to re-add it sees the old attributes.
+// It follows the bgp.Router contract: each peer is sent exactly its export.
 //
 // Unlike in-process GoBGP speakers it is race-free, so the packages that use it keep
 // the race detector on.
@@ -39,7 +36,7 @@ func (f *Factory) NewRouter(_ context.Context, key bgp.InstanceKey, g bgp.Global
 		f.routers = map[bgp.InstanceKey]*Router{}
 		f.started = map[bgp.InstanceKey]int{}
 	}
-	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}, originated: map[netip.Prefix]struct{}{}}
+	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}}
 	f.routers[key] = r
 	f.started[key]++
 	return r, nil
@@ -65,25 +62,23 @@ type Router struct {
 	Global bgp.Global
 	notify func()
 
-	mu         sync.Mutex
-	peers      map[netip.Addr]*peer
-	originated map[netip.Prefix]struct{}
-	sessions   map[netip.Addr]int
-	// added and deleted record the prefixes of each AddPaths and DeletePaths call.
-	added, deleted [][]netip.Prefix
-	stopped        bool
-	graceful       bool
+	mu       sync.Mutex
+	peers    map[netip.Addr]*peer
+	sessions map[netip.Addr]int
+	// batches records the changes of each ApplyExports call.
+	batches  [][]bgp.PeerExportChange
+	stopped  bool
+	graceful bool
 }
 
 type peer struct {
 	config bgp.Peer
-	// export is the peer's export policy; sent is what the peer has been sent.
-	export map[netip.Prefix]bgp.PathAttributes
-	sent   map[netip.Prefix]bgp.PathAttributes
-	state  bgp.SessionState
-	since  time.Time
-	down   string
-	drops  uint64
+	// sent is what the peer is sent.
+	sent  map[netip.Prefix]bgp.PathAttributes
+	state bgp.SessionState
+	since time.Time
+	down  string
+	drops uint64
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.
@@ -93,12 +88,9 @@ func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []bgp.Path) error
 		r.mu.Unlock()
 		return fmt.Errorf("peer %s already exists", p.Address)
 	}
-	np := &peer{config: p, export: map[netip.Prefix]bgp.PathAttributes{}, sent: map[netip.Prefix]bgp.PathAttributes{}, state: bgp.StateEstablished, since: time.Now()}
+	np := &peer{config: p, sent: map[netip.Prefix]bgp.PathAttributes{}, state: bgp.StateEstablished, since: time.Now()}
 	for _, e := range export {
-		np.export[e.Prefix] = e.Attributes
-		if _, ok := r.originated[e.Prefix]; ok {
-			np.sent[e.Prefix] = e.Attributes
-		}
+		np.sent[e.Prefix] = e.Attributes
 	}
 	r.peers[p.Address] = np
 	if r.sessions == nil {
@@ -135,52 +127,30 @@ func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
 	return nil
 }
 
-// AddPaths implements bgp.Router: each prefix goes to every peer whose export has it,
-// with that export's attributes.
-func (r *Router) AddPaths(_ context.Context, prefixes []netip.Prefix) error {
+// ApplyExports implements bgp.Router. A batch naming a peer that does not exist, or a
+// peer twice, changes nothing and fails.
+func (r *Router) ApplyExports(_ context.Context, changes []bgp.PeerExportChange) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.added = append(r.added, slices.Clone(prefixes))
-	for _, pfx := range prefixes {
-		r.originated[pfx] = struct{}{}
-		for _, p := range r.peers {
-			if attrs, ok := p.export[pfx]; ok {
-				p.sent[pfx] = attrs
-			}
+	seen := map[netip.Addr]bool{}
+	for _, ch := range changes {
+		if _, ok := r.peers[ch.Peer]; !ok {
+			return fmt.Errorf("peer %s not found", ch.Peer)
 		}
+		if seen[ch.Peer] {
+			return fmt.Errorf("peer %s: more than one export change in a batch", ch.Peer)
+		}
+		seen[ch.Peer] = true
 	}
-	return nil
-}
-
-// DeletePaths implements bgp.Router.
-func (r *Router) DeletePaths(_ context.Context, prefixes []netip.Prefix) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.deleted = append(r.deleted, slices.Clone(prefixes))
-	for _, pfx := range prefixes {
-		delete(r.originated, pfx)
-		for _, p := range r.peers {
+	r.batches = append(r.batches, slices.Clone(changes))
+	for _, ch := range changes {
+		p := r.peers[ch.Peer]
+		for _, e := range ch.Set {
+			p.sent[e.Prefix] = e.Attributes
+		}
+		for _, pfx := range ch.Remove {
 			delete(p.sent, pfx)
 		}
-	}
-	return nil
-}
-
-// UpdatePeerExport implements bgp.Router: removed prefixes are withdrawn from the peer
-// at once; set prefixes are sent when they are next added.
-func (r *Router) UpdatePeerExport(_ context.Context, addr netip.Addr, set []bgp.Path, remove []netip.Prefix) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p, ok := r.peers[addr]
-	if !ok {
-		return fmt.Errorf("peer %s not found", addr)
-	}
-	for _, e := range set {
-		p.export[e.Prefix] = e.Attributes
-	}
-	for _, pfx := range remove {
-		delete(p.export, pfx)
-		delete(p.sent, pfx)
 	}
 	return nil
 }
@@ -267,14 +237,14 @@ func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
 	return out
 }
 
-// PathCalls returns the prefixes of every AddPaths and DeletePaths call so far, one
-// slice per call, and forgets them: tests check that changes are batched and minimal.
-func (r *Router) PathCalls() (added, deleted [][]netip.Prefix) {
+// ExportBatches returns the changes of every ApplyExports call so far, one slice per
+// call, and forgets them: tests check that changes are batched and minimal.
+func (r *Router) ExportBatches() [][]bgp.PeerExportChange {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	added, deleted = r.added, r.deleted
-	r.added, r.deleted = nil, nil
-	return added, deleted
+	out := r.batches
+	r.batches = nil
+	return out
 }
 
 // Stopped reports whether Stop was called, and whether it was a graceful restart.

@@ -6,7 +6,7 @@ import (
 )
 
 // warnOnly passes GoBGP's warnings and errors on and drops its chatty info logs (every
-// peer up/down is already logged by the manager and reported in status).
+// peer up/down is already logged by the agent and reported in status).
 type warnOnly struct{ slog.Handler }
 
 func (h warnOnly) Enabled(ctx context.Context, l slog.Level) bool {

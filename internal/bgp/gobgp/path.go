@@ -9,45 +9,54 @@ import (
 	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
 
-// AddPaths originates prefixes in one GoBGP call; every peer's export policy then sets
-// that peer's attributes.
+// addPaths originates the prefixes that some peer exports, in one GoBGP call; every
+// peer's export policy then sets that peer's attributes. The caller holds exportMu.
 //
-// Re-adding an originated prefix must re-run the export policies (the Router contract),
-// but GoBGP propagates a replaced path only when it differs from the old one. So a
-// re-added path flips its ORIGIN between IGP and INCOMPLETE: the path differs, GoBGP
-// sends it through every export policy, and every export statement sets ORIGIN back to
-// IGP, so no peer ever sees the flip. Peers whose export of the prefix did not change
-// get it again unchanged, which BGP treats as an implicit replace.
-func (r *router) AddPaths(ctx context.Context, prefixes []netip.Prefix) error {
-	if len(prefixes) == 0 {
-		return nil
-	}
-	r.exportMu.Lock()
-	defer r.exportMu.Unlock()
-	flipped := make([]bool, len(prefixes))
-	req := apiutil.AddPathRequest{Paths: make([]*apiutil.Path, 0, len(prefixes))}
-	for i, p := range prefixes {
-		if was, ok := r.originated[p]; ok {
-			flipped[i] = !was
+// Re-adding an originated prefix must re-run the export policies (that is how a peer's
+// new export of it takes effect), but GoBGP propagates a replaced path only when it
+// differs from the old one. So a re-added path flips its ORIGIN between IGP and
+// INCOMPLETE: the path differs, GoBGP sends it through every export policy, and every
+// export statement sets ORIGIN back to IGP, so no peer ever sees the flip. Peers whose
+// export of the prefix did not change get it again unchanged, which BGP treats as an
+// implicit replace.
+func (r *router) addPaths(ctx context.Context, prefixes []netip.Prefix) error {
+	var add []netip.Prefix
+	var flipped []bool
+	req := apiutil.AddPathRequest{}
+	for _, p := range prefixes {
+		if r.refs[p] == 0 {
+			delete(r.resend, p)
+			continue
 		}
-		ap, err := toAPIPath(p, flipped[i], false)
+		flip := false
+		if was, ok := r.originated[p]; ok {
+			flip = !was
+		}
+		ap, err := toAPIPath(p, flip, false)
 		if err != nil {
 			return err
 		}
-		req.Paths = append(req.Paths, ap)
+		add, flipped, req.Paths = append(add, p), append(flipped, flip), append(req.Paths, ap)
+	}
+	if len(add) == 0 {
+		return nil
 	}
 	if _, err := r.srv.AddPath(req); err != nil {
-		return fmt.Errorf("add %d paths: %w", len(prefixes), err)
+		for _, p := range add {
+			r.resend[p] = struct{}{}
+		}
+		return fmt.Errorf("add %d paths: %w", len(add), err)
 	}
-	for i, p := range prefixes {
+	for i, p := range add {
 		r.originated[p] = flipped[i]
+		delete(r.resend, p)
 	}
 	return nil
 }
 
-// DeletePaths withdraws paths by prefix in one GoBGP call. Deleting by path rather
-// than by UUID keeps the adapter free of a UUID table.
-func (r *router) DeletePaths(ctx context.Context, prefixes []netip.Prefix) error {
+// deletePaths withdraws paths by prefix in one GoBGP call. Deleting by path rather than
+// by UUID keeps the adapter free of a UUID table. The caller holds exportMu.
+func (r *router) deletePaths(ctx context.Context, prefixes []netip.Prefix) error {
 	if len(prefixes) == 0 {
 		return nil
 	}
@@ -59,19 +68,18 @@ func (r *router) DeletePaths(ctx context.Context, prefixes []netip.Prefix) error
 		}
 		req.Paths = append(req.Paths, ap)
 	}
-	r.exportMu.Lock()
-	defer r.exportMu.Unlock()
 	if err := r.srv.DeletePath(req); err != nil {
 		return fmt.Errorf("delete %d paths: %w", len(prefixes), err)
 	}
 	for _, p := range prefixes {
 		delete(r.originated, p)
+		delete(r.resend, p)
 	}
 	return nil
 }
 
 // toAPIPath builds a locally originated path: origin IGP (INCOMPLETE when flipped, see
-// AddPaths), an unspecified next hop, which GoBGP replaces with the session's local
+// addPaths), an unspecified next hop, which GoBGP replaces with the session's local
 // address when it sends the path, and no other attributes: each peer's export policy
 // sets that peer's.
 func toAPIPath(prefix netip.Prefix, flipped, withdraw bool) (*apiutil.Path, error) {

@@ -103,11 +103,10 @@ func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr, pe *pe
 	return nil
 }
 
-// editExport applies a change of the peer's export to its policy: prefix sets grow
-// (a new attribute set gets its prefix set and statement), then shrink (an emptied
+// editExport applies a planned change of the peer's export to its policy: prefix sets
+// grow (a new attribute set gets its prefix set and statement), then shrink (an emptied
 // one loses its statement and prefix set). It sends nothing by itself.
-func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerExport, set []bgp.Path, remove []netip.Prefix) error {
-	e := pe.plan(set, remove)
+func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerExport, e exportEdit) error {
 	for _, g := range e.grow {
 		ds := prefixSet(prefixSetName(addr, g.cell), g.prefixes)
 		if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds}); err != nil {
@@ -133,7 +132,7 @@ func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerExport
 			return fmt.Errorf("shrink prefix set %s: %w", ds.Name, err)
 		}
 	}
-	pe.commit(e)
+	r.commit(pe, e)
 	return nil
 }
 
@@ -169,7 +168,7 @@ func exportStatement(addr netip.Addr, g cellEdit) *api.Statement {
 	}
 }
 
-// exportActions sets ORIGIN IGP (undoing the flip of a re-added path, see AddPaths),
+// exportActions sets ORIGIN IGP (undoing the flip of a re-added path, see addPaths),
 // replaces the communities and sets the local preference. GoBGP's API cannot set a
 // local preference of 0 (it reads 0 as "no action"); such a prefix goes to an iBGP peer
 // with GoBGP's default of 100.

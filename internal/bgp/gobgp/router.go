@@ -26,14 +26,21 @@ type router struct {
 	// sessions holds what the watch learned about each peer, by address.
 	sessions map[netip.Addr]*session
 
-	// exportMu serialises edits of export policies and guards what they depend on.
+	// exportMu serialises every change of what peers are sent and guards the state
+	// below, which together says what each peer is sent (see origin.go).
 	exportMu sync.Mutex
 	// exports is each peer's export policy bookkeeping, by address.
 	exports map[netip.Addr]*peerExport
-	// originated are the originated prefixes, with whether the path's ORIGIN is flipped
-	// (see AddPaths). A prefix leaving a peer's export needs a withdrawal to that peer
-	// only if it is still originated.
+	// refs counts, per prefix, the peers whose export has it: the speaker originates
+	// exactly the prefixes some peer exports. Only commit changes it.
+	refs map[netip.Prefix]int
+	// originated are the prefixes whose path is in GoBGP's RIB, with whether the path's
+	// ORIGIN is flipped (see addPaths). After an error it may lag behind refs; the next
+	// change of the same prefix catches up.
 	originated map[netip.Prefix]bool
+	// resend are prefixes whose export changed for some peer and that still have to be
+	// re-added for that to take effect: kept across a failed AddPath.
+	resend map[netip.Prefix]struct{}
 }
 
 var _ bgp.Router = (*router)(nil)
@@ -43,11 +50,13 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 		notify = func() {}
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
-		exports: map[netip.Addr]*peerExport{}, originated: map[netip.Prefix]bool{}}
+		exports: map[netip.Addr]*peerExport{}, refs: map[netip.Prefix]int{}, originated: map[netip.Prefix]bool{},
+		resend: map[netip.Prefix]struct{}{}}
 }
 
-// AddPeer creates the peer's export policy first, so that the session's first UPDATEs
-// already carry every originated prefix meant for it, then the peer.
+// AddPeer puts the peer's export policy in place and originates the prefixes of its
+// export that no other peer exports yet before it adds the peer, so that the session's
+// first UPDATEs already carry the whole export. A failure undoes what was done.
 func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) error {
 	r.exportMu.Lock()
 	defer r.exportMu.Unlock()
@@ -55,47 +64,29 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 	if err := r.addExportPolicy(ctx, p.Address); err != nil {
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
-	if err := r.editExport(ctx, p.Address, pe, export, nil); err != nil {
-		_ = r.deleteExportPolicy(ctx, p.Address, pe)
-		return fmt.Errorf("peer %s: %w", p.Address, err)
+	err := r.editExport(ctx, p.Address, pe, pe.plan(export, nil))
+	if err == nil {
+		err = r.addPaths(ctx, r.unoriginated(export))
 	}
-	r.mu.Lock()
-	r.sessions[p.Address] = &session{}
-	r.mu.Unlock()
-	if err := r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p)}); err != nil {
-		r.forget(p.Address)
-		_ = r.deleteExportPolicy(ctx, p.Address, pe)
-		return fmt.Errorf("add peer %s: %w", p.Address, err)
+	if err == nil {
+		r.mu.Lock()
+		r.sessions[p.Address] = &session{}
+		r.mu.Unlock()
+		if err = r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p)}); err != nil {
+			r.forget(p.Address)
+			err = fmt.Errorf("add peer %s: %w", p.Address, err)
+		}
+	}
+	if err != nil {
+		_ = r.dropExport(ctx, p.Address, pe)
+		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
 	r.exports[p.Address] = pe
 	return nil
 }
 
-// UpdatePeerExport edits the peer's export policy. Prefixes set into it take effect
-// when the manager re-adds them (one AddPath for all peers whose export of them
-// changed, instead of re-sending each peer everything). Removed prefixes that are still
-// originated are withdrawn with a soft reset out of this peer alone; those no longer
-// originated were withdrawn when their paths were deleted.
-func (r *router) UpdatePeerExport(ctx context.Context, addr netip.Addr, set []bgp.Path, remove []netip.Prefix) error {
-	r.exportMu.Lock()
-	defer r.exportMu.Unlock()
-	pe, ok := r.exports[addr]
-	if !ok {
-		return fmt.Errorf("peer %s not found", addr)
-	}
-	if err := r.editExport(ctx, addr, pe, set, remove); err != nil {
-		return fmt.Errorf("peer %s: %w", addr, err)
-	}
-	for _, p := range remove {
-		if _, ok := r.originated[p]; ok {
-			return r.reexport(ctx, addr)
-		}
-	}
-	return nil
-}
-
-// UpdatePeer applies in-place changes. The manager only calls it for changes that need
-// no new session; GoBGP itself would reset the session for the others.
+// UpdatePeer applies in-place changes. The speaker set only calls it for changes that
+// need no new session; GoBGP itself would reset the session for the others.
 func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
 	if _, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p)}); err != nil {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
@@ -103,7 +94,8 @@ func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
 	return nil
 }
 
-// DeletePeer removes the peer with a Cease (peer de-configured) and drops its policy.
+// DeletePeer removes the peer with a Cease (peer de-configured), then its policy, and
+// withdraws the prefixes no other peer exports.
 func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	r.exportMu.Lock()
 	defer r.exportMu.Unlock()
@@ -116,7 +108,7 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	if pe == nil {
 		return nil
 	}
-	if err := r.deleteExportPolicy(ctx, addr, pe); err != nil {
+	if err := r.dropExport(ctx, addr, pe); err != nil {
 		return fmt.Errorf("peer %s: %w", addr, err)
 	}
 	return nil

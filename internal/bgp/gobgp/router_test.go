@@ -1,4 +1,4 @@
-package gobgp
+package gobgp_test
 
 import (
 	"context"
@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	api "github.com/osrg/gobgp/v4/api"
-	"github.com/osrg/gobgp/v4/pkg/apiutil"
-	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
-
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
 )
 
@@ -25,21 +22,21 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 	peer.Originate(t, netip.MustParsePrefix("198.51.100.0/24"))
 
 	ctx := context.Background()
-	r, err := Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
+	r, err := gobgp.Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Stop(ctx, false) })
 	own := netip.MustParsePrefix("10.244.1.0/24")
-	if err := r.AddPaths(ctx, []netip.Prefix{own}); err != nil {
-		t.Fatal(err)
-	}
 	p := bgp.Peer{Name: "r", Address: remote, ASN: 65010, Port: peer.Port, LocalAddress: local, Families: []bgp.Family{bgp.FamilyIPv4Unicast}}
 	if err := r.AddPeer(ctx, p, []bgp.Path{{Prefix: own}}); err != nil {
 		t.Fatal(err)
 	}
 	peer.WaitEstablished(t, local, 20*time.Second)
-	gobgptest.Eventually(t, 20*time.Second, "own path at the peer", func() bool { return len(peer.Routes(t, "ipv4")) == 2 })
+	gobgptest.Eventually(t, 20*time.Second, "own path at the peer", func() bool {
+		routes := peer.Routes(t, bgp.FamilyIPv4Unicast)
+		return len(routes) == 1 && routes[0].Prefix == own
+	})
 
 	var st bgp.PeerStatus
 	gobgptest.Eventually(t, 20*time.Second, "received count", func() bool {
@@ -56,13 +53,7 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 	if st.State != bgp.StateEstablished || st.RemoteRouterID != remote {
 		t.Fatalf("status = %+v, want Established with remote ID %s", st, remote)
 	}
-	var rib []string
-	err = r.(*router).srv.ListPath(apiutil.ListPathRequest{TableType: api.TableType_TABLE_TYPE_GLOBAL, Family: gobgppacket.RF_IPv4_UC},
-		func(n gobgppacket.NLRI, _ []*apiutil.Path) { rib = append(rib, n.String()) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rib) != 1 || rib[0] != own.String() {
+	if rib := gobgp.LocalRIB(t, r); len(rib) != 1 || rib[0] != own {
 		t.Fatalf("local RIB = %v, want only the own path %s: received routes must not be imported", rib, own)
 	}
 }
@@ -74,7 +65,7 @@ func TestSessionDropsAreCounted(t *testing.T) {
 	peer := gobgptest.Start(t, remote, 65010)
 	peer.AddNeighbor(t, local, 65001)
 	ctx := context.Background()
-	r, err := Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
+	r, err := gobgp.Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"sync"
+	"time"
 
 	api "github.com/osrg/gobgp/v4/api"
 	"github.com/osrg/gobgp/v4/pkg/apiutil"
@@ -17,10 +19,19 @@ import (
 )
 
 // Upstream is a plain BGP router that kbgp speakers peer with: the top-of-rack switch
-// of `kbgp lab`. It accepts sessions from the neighbors it is given, keeps everything
-// they send and reports it per neighbor, with the attributes as received.
+// of `kbgp lab` and the routers of the component tests. It accepts sessions from the
+// neighbors it is given, keeps everything they send and reports it per neighbor, with
+// the attributes as received, and counts how often each session went down, so a
+// caller can prove that a change did not flap one.
 type Upstream struct {
-	srv *server.BgpServer
+	srv       *server.BgpServer
+	stopWatch context.CancelFunc
+
+	mu sync.Mutex
+	// established and drops follow each neighbor's session: drops counts the
+	// Established → not Established transitions.
+	established map[netip.Addr]bool
+	drops       map[netip.Addr]int
 }
 
 // UpstreamConfig configures an Upstream.
@@ -50,15 +61,61 @@ func StartUpstream(ctx context.Context, c UpstreamConfig) (*Upstream, error) {
 		srv.Stop()
 		return nil, fmt.Errorf("start upstream router: %w", err)
 	}
-	return &Upstream{srv: srv}, nil
+	u := &Upstream{srv: srv, established: map[netip.Addr]bool{}, drops: map[netip.Addr]int{}}
+	watchCtx, cancel := context.WithCancel(context.Background())
+	u.stopWatch = cancel
+	err = srv.WatchEvent(watchCtx, server.WatchEventMessageCallbacks{
+		OnPeerUpdate: func(ev *apiutil.WatchEventMessage_PeerEvent, _ time.Time) {
+			if ev.Type == apiutil.PEER_EVENT_STATE {
+				u.record(ev.Peer.State.NeighborAddress, ev.Peer.State.SessionState == gobgppacket.BGP_FSM_ESTABLISHED)
+			}
+		},
+	}, server.WatchPeer())
+	if err != nil {
+		u.Stop()
+		return nil, fmt.Errorf("upstream router: watch neighbors: %w", err)
+	}
+	return u, nil
+}
+
+func (u *Upstream) record(addr netip.Addr, up bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.established[addr] && !up {
+		u.drops[addr]++
+	}
+	u.established[addr] = up
 }
 
 // Stop ends every session and the router.
-func (u *Upstream) Stop() { u.srv.Stop() }
+func (u *Upstream) Stop() {
+	u.stopWatch()
+	u.srv.Stop()
+}
+
+// NeighborOption changes a neighbor of an Upstream.
+type NeighborOption func(*api.Peer)
+
+// WithPassword sets the neighbor's TCP MD5 password.
+func WithPassword(pw string) NeighborOption {
+	return func(n *api.Peer) { n.Conf.AuthPassword = pw }
+}
+
+// WithGracefulRestart makes the router a graceful-restart helper for the neighbor, on
+// both families: it keeps the neighbor's routes as stale for restart while the session
+// is down.
+func WithGracefulRestart(restart time.Duration) NeighborOption {
+	return func(n *api.Peer) {
+		n.GracefulRestart = &api.GracefulRestart{Enabled: true, RestartTime: uint32(restart.Seconds())}
+		for _, a := range n.AfiSafis {
+			a.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
+		}
+	}
+}
 
 // AddNeighbor accepts a session from addr (the router never dials) for both unicast
 // families.
-func (u *Upstream) AddNeighbor(ctx context.Context, addr netip.Addr, asn uint32) error {
+func (u *Upstream) AddNeighbor(ctx context.Context, addr netip.Addr, asn uint32, opts ...NeighborOption) error {
 	n := &api.Peer{
 		Conf:      &api.PeerConf{NeighborAddress: addr.String(), PeerAsn: asn},
 		Transport: &api.Transport{PassiveMode: true},
@@ -67,8 +124,49 @@ func (u *Upstream) AddNeighbor(ctx context.Context, addr netip.Addr, asn uint32)
 			{Config: &api.AfiSafiConfig{Family: apiFamily(bgp.FamilyIPv6Unicast), Enabled: true}},
 		},
 	}
+	for _, o := range opts {
+		o(n)
+	}
 	if err := u.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: n}); err != nil {
 		return fmt.Errorf("upstream: add neighbor %s: %w", addr, err)
+	}
+	return nil
+}
+
+// ResetNeighbor ends the session with addr with a Cease NOTIFICATION (administrative
+// reset); the neighbor stays configured and may reconnect.
+func (u *Upstream) ResetNeighbor(ctx context.Context, addr netip.Addr) error {
+	if err := u.srv.ResetPeer(ctx, &api.ResetPeerRequest{Address: addr.String()}); err != nil {
+		return fmt.Errorf("upstream: reset %s: %w", addr, err)
+	}
+	return nil
+}
+
+// Originate makes the router announce prefix to its neighbors, with itself (nexthop)
+// as next hop.
+func (u *Upstream) Originate(prefix netip.Prefix, nexthop netip.Addr) error {
+	nlri, err := gobgppacket.NewIPAddrPrefix(prefix)
+	if err != nil {
+		return fmt.Errorf("upstream: originate %s: %w", prefix, err)
+	}
+	family := gobgppacket.RF_IPv4_UC
+	attrs := []gobgppacket.PathAttributeInterface{gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)}
+	if prefix.Addr().Is4() {
+		nh, err := gobgppacket.NewPathAttributeNextHop(nexthop)
+		if err != nil {
+			return fmt.Errorf("upstream: originate %s: %w", prefix, err)
+		}
+		attrs = append(attrs, nh)
+	} else {
+		family = gobgppacket.RF_IPv6_UC
+		mp, err := gobgppacket.NewPathAttributeMpReachNLRI(family, []gobgppacket.PathNLRI{{NLRI: nlri}}, nexthop)
+		if err != nil {
+			return fmt.Errorf("upstream: originate %s: %w", prefix, err)
+		}
+		attrs = append(attrs, mp)
+	}
+	if _, err := u.srv.AddPath(apiutil.AddPathRequest{Paths: []*apiutil.Path{{Family: family, Nlri: nlri, Attrs: attrs}}}); err != nil {
+		return fmt.Errorf("upstream: originate %s: %w", prefix, err)
 	}
 	return nil
 }
@@ -87,8 +185,15 @@ func (u *Upstream) Sessions(ctx context.Context) (map[netip.Addr]bgp.SessionStat
 	return out, nil
 }
 
-// Received returns what each neighbor sent (its Adj-RIB-In), both families, sorted by
-// neighbor then prefix.
+// Drops is how often the session with addr left Established.
+func (u *Upstream) Drops(addr netip.Addr) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.drops[addr]
+}
+
+// Received returns what each neighbor sent (its Adj-RIB-In, routes kept as stale by
+// graceful restart included), both families, sorted by neighbor then prefix.
 func (u *Upstream) Received(ctx context.Context) ([]bgp.ReceivedRoute, error) {
 	sessions, err := u.Sessions(ctx)
 	if err != nil {
@@ -116,16 +221,25 @@ func (u *Upstream) Received(ctx context.Context) ([]bgp.ReceivedRoute, error) {
 		if c := a.Neighbor.Compare(b.Neighbor); c != 0 {
 			return c
 		}
-		return a.Prefix.Addr().Compare(b.Prefix.Addr())
+		return bgp.ComparePrefix(a.Prefix, b.Prefix)
 	})
 	return out, nil
 }
 
-// receivedRoute reads the attributes kbgp sets, plus next hop and AS path.
+// origins names the ORIGIN attribute's values.
+var origins = map[uint8]bgp.Origin{
+	gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP:        bgp.OriginIGP,
+	gobgppacket.BGP_ORIGIN_ATTR_TYPE_EGP:        bgp.OriginEGP,
+	gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE: bgp.OriginIncomplete,
+}
+
+// receivedRoute reads the attributes kbgp sets, plus next hop, AS path and origin.
 func receivedRoute(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bgp.ReceivedRoute {
 	r := bgp.ReceivedRoute{Neighbor: neighbor, Prefix: prefix}
 	for _, a := range p.Attrs {
 		switch v := a.(type) {
+		case *gobgppacket.PathAttributeOrigin:
+			r.Origin = origins[v.Value]
 		case *gobgppacket.PathAttributeNextHop:
 			r.NextHop = v.Value
 		case *gobgppacket.PathAttributeMpReachNLRI:

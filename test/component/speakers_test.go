@@ -1,4 +1,4 @@
-// Package component runs kbgp's speaker layer — manager plus GoBGP adapter — against
+// Package component runs kbgp's speaker layer — speaker set plus GoBGP adapter — against
 // real GoBGP speakers in this process. GoBGP v4.8 races with itself when several
 // speakers share a process, so this package runs without the race detector (see
 // hack/go-test.sh); everything above the speaker is tested on bgpfake with it.
@@ -16,10 +16,10 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
-	"kbgp.io/kbgp/internal/manager"
+	"kbgp.io/kbgp/internal/speakers"
 )
 
-// These tests run the manager with the GoBGP adapter against real GoBGP speakers on
+// These tests run the speaker set with the GoBGP adapter against real GoBGP speakers on
 // loopback addresses (127.0.0.0/8 needs no configuration): the local speaker dials from
 // 127.0.0.1, the routers listen on 127.0.0.2 and 127.0.0.3.
 
@@ -35,18 +35,26 @@ var (
 
 const sessionTimeout = 20 * time.Second
 
-func newTestManager(t *testing.T) *manager.Manager {
+func newTestSpeakers(t *testing.T) *speakers.Set {
 	t.Helper()
-	m := manager.New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
-	t.Cleanup(func() { _ = m.Stop(context.Background(), false) })
-	return m
+	set := speakers.New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
+	t.Cleanup(func() { _ = set.Stop(context.Background(), false) })
+	return set
+}
+
+// startRouter starts a router at addr with ASN asn that accepts the local speaker.
+func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgp.NeighborOption) *gobgptest.Router {
+	t.Helper()
+	r := gobgptest.Start(t, addr, asn)
+	r.AddNeighbor(t, local, key.LocalASN, opts...)
+	return r
 }
 
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-func peerTo(name string, r *gobgptest.Peer, asn uint32, export ...bgp.Path) bgp.DesiredPeer {
+func peerTo(name string, r *gobgptest.Router, asn uint32, export ...bgp.Path) bgp.DesiredPeer {
 	set := map[netip.Prefix]bgp.PathAttributes{}
 	for _, p := range export {
 		set[p.Prefix] = p.Attributes
@@ -75,14 +83,14 @@ func desired(routerID string, peers ...bgp.DesiredPeer) bgp.Desired {
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: inst}}
 }
 
-func apply(t *testing.T, m *manager.Manager, d bgp.Desired) {
+func apply(t *testing.T, set *speakers.Set, d bgp.Desired) {
 	t.Helper()
-	if err := m.Apply(context.Background(), d); err != nil {
+	if err := set.Apply(context.Background(), d); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 }
 
-func prefixesOf(routes []gobgptest.Route) []netip.Prefix {
+func prefixesOf(routes []bgp.ReceivedRoute) []netip.Prefix {
 	out := []netip.Prefix{}
 	for _, r := range routes {
 		out = append(out, r.Prefix)
@@ -90,7 +98,7 @@ func prefixesOf(routes []gobgptest.Route) []netip.Prefix {
 	return out
 }
 
-func waitRoutes(t *testing.T, r *gobgptest.Peer, family string, want ...netip.Prefix) {
+func waitRoutes(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...netip.Prefix) {
 	t.Helper()
 	if want == nil {
 		want = []netip.Prefix{}
@@ -103,32 +111,23 @@ func waitRoutes(t *testing.T, r *gobgptest.Peer, family string, want ...netip.Pr
 }
 
 func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
-	a := gobgptest.Start(t, routerA, 65010)
-	b := gobgptest.Start(t, routerB, 65020)
-	a.AddNeighbor(t, local, 65001)
-	b.AddNeighbor(t, local, 65001)
-	m := newTestManager(t)
+	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	set := newTestSpeakers(t)
 	podAttrs := bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}}
-	apply(t, m, desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: podAttrs}, plain(pfxPod6)), peerTo("b", b, 65020)))
+	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: podAttrs}, plain(pfxPod6)), peerTo("b", b, 65020)))
 	a.WaitEstablished(t, local, sessionTimeout)
 	b.WaitEstablished(t, local, sessionTimeout)
-	waitRoutes(t, a, "ipv4", pfxPod)
-	waitRoutes(t, a, "ipv6", pfxPod6)
-	got := a.Routes(t, "ipv4")[0]
-	if diff := cmp.Diff([]uint32{65001<<16 | 100}, got.Communities); diff != "" {
-		t.Errorf("communities at router A (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"65001:1:2"}, got.LargeCommunities); diff != "" {
-		t.Errorf("large communities at router A (-want +got):\n%s", diff)
-	}
-	waitRoutes(t, b, "ipv4")
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv6Unicast, pfxPod6)
+	waitReceived(t, a, bgp.FamilyIPv4Unicast, route(pfxPod, podAttrs))
+	waitRoutes(t, b, bgp.FamilyIPv4Unicast)
 
 	// Export changes: B starts getting the service route, A stops getting the pod CIDR.
-	apply(t, m, desired("10.0.0.1", peerTo("a", a, 65010, plain(pfxPod6)), peerTo("b", b, 65020, plain(pfxSvc))))
-	waitRoutes(t, a, "ipv4")
-	waitRoutes(t, b, "ipv4", pfxSvc)
+	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, plain(pfxPod6)), peerTo("b", b, 65020, plain(pfxSvc))))
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast)
+	waitRoutes(t, b, bgp.FamilyIPv4Unicast, pfxSvc)
 
-	snap, err := m.Snapshot(context.Background())
+	snap, err := set.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +140,10 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 }
 
 func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
-	a := gobgptest.Start(t, routerA, 65010)
-	b := gobgptest.Start(t, routerB, 65020)
-	a.AddNeighbor(t, local, 65001)
-	b.AddNeighbor(t, local, 65001)
-	m := newTestManager(t)
+	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	set := newTestSpeakers(t)
 	peerA := peerTo("a", a, 65010, plain(pfxPod))
-	apply(t, m, desired("10.0.0.1", peerA))
+	apply(t, set, desired("10.0.0.1", peerA))
 	a.WaitEstablished(t, local, sessionTimeout)
 
 	edits := []struct {
@@ -170,44 +166,42 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 		{"remove the other peer", desired("10.0.0.1", peerA)},
 	}
 	for _, e := range edits {
-		apply(t, m, e.d)
+		apply(t, set, e.d)
 	}
-	waitRoutes(t, a, "ipv4", pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 	if n := a.Drops(local); n != 0 {
 		t.Fatalf("%d unrelated edits dropped the session %d times", len(edits), n)
 	}
-	if got := a.State(t, local); got.String() != "SESSION_STATE_ESTABLISHED" {
+	if got := a.State(t, local); got != bgp.StateEstablished {
 		t.Fatalf("session with A is %s after unrelated edits", got)
 	}
 
 	// Negative control: the hold time is negotiated in OPEN, so it needs a new session.
 	held := peerA
 	held.Timers.HoldTime = 30 * time.Second
-	apply(t, m, desired("10.0.0.1", held))
+	apply(t, set, desired("10.0.0.1", held))
 	gobgptest.Eventually(t, sessionTimeout, "hold time change resets the session", func() bool { return a.Drops(local) == 1 })
 	a.WaitEstablished(t, local, sessionTimeout)
 
 	// A new router ID needs a new speaker, which resets again.
-	apply(t, m, desired("10.0.0.2", held))
+	apply(t, set, desired("10.0.0.2", held))
 	gobgptest.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
 	a.WaitEstablished(t, local, sessionTimeout)
-	waitRoutes(t, a, "ipv4", pfxPod)
+	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 }
 
 func TestMD5(t *testing.T) {
-	a := gobgptest.Start(t, routerA, 65010)
-	a.AddNeighbor(t, local, 65001, gobgptest.WithPassword("s3cret"))
-	b := gobgptest.Start(t, routerB, 65020)
-	b.AddNeighbor(t, local, 65001, gobgptest.WithPassword("s3cret"))
-	m := newTestManager(t)
+	a := startRouter(t, routerA, 65010, gobgp.WithPassword("s3cret"))
+	b := startRouter(t, routerB, 65020, gobgp.WithPassword("s3cret"))
+	set := newTestSpeakers(t)
 	right := peerTo("a", a, 65010)
 	right.Password = "s3cret"
 	wrong := peerTo("b", b, 65020)
 	wrong.Password = "wrong"
-	apply(t, m, desired("10.0.0.1", right, wrong))
+	apply(t, set, desired("10.0.0.1", right, wrong))
 	a.WaitEstablished(t, local, sessionTimeout)
 	time.Sleep(3 * time.Second)
-	if got := b.State(t, local); got.String() == "SESSION_STATE_ESTABLISHED" {
+	if got := b.State(t, local); got == bgp.StateEstablished {
 		t.Fatalf("session with the wrong MD5 key is %s", got)
 	}
 }
@@ -215,20 +209,19 @@ func TestMD5(t *testing.T) {
 func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
 		t.Run(map[bool]string{true: "graceful", false: "cease"}[graceful], func(t *testing.T) {
-			a := gobgptest.Start(t, routerA, 65010)
-			a.AddNeighbor(t, local, 65001, gobgptest.WithGracefulRestart(120*time.Second))
-			m := newTestManager(t)
+			a := startRouter(t, routerA, 65010, gobgp.WithGracefulRestart(120*time.Second))
+			set := newTestSpeakers(t)
 			p := peerTo("a", a, 65010, plain(pfxPod))
 			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
-			apply(t, m, desired("10.0.0.1", p))
+			apply(t, set, desired("10.0.0.1", p))
 			a.WaitEstablished(t, local, sessionTimeout)
-			waitRoutes(t, a, "ipv4", pfxPod)
-			if err := m.Stop(context.Background(), graceful); err != nil {
+			waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
+			if err := set.Stop(context.Background(), graceful); err != nil {
 				t.Fatal(err)
 			}
 			gobgptest.Eventually(t, sessionTimeout, "session down", func() bool { return a.Drops(local) == 1 })
 			time.Sleep(time.Second)
-			routes := a.Routes(t, "ipv4")
+			routes := a.Routes(t, bgp.FamilyIPv4Unicast)
 			if graceful && len(routes) != 1 {
 				t.Fatalf("after a graceful stop the peer has %v, want the pod CIDR kept as stale", routes)
 			}

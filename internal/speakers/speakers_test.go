@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 )
 
-// These tests run the manager on in-memory speakers: they check which calls a desired
-// state turns into. test/component runs the same manager against real GoBGP speakers.
+// These tests run the speaker set on in-memory speakers: they check which calls a
+// desired state turns into. test/component runs it against real GoBGP speakers.
 
 var (
 	key    = bgp.InstanceKey{LocalASN: 65001}
@@ -60,14 +60,14 @@ var addrsEqual = cmp.Comparer(func(a, b netip.Addr) bool { return a == b })
 
 var global = bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}
 
-func mustApply(t *testing.T, m *Manager, d bgp.Desired) {
+func mustApply(t *testing.T, set *Set, d bgp.Desired) {
 	t.Helper()
-	if err := m.Apply(context.Background(), d); err != nil {
+	if err := set.Apply(context.Background(), d); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 }
 
-func newFakeManager() (*Manager, *bgpfake.Factory) {
+func newFakeSet() (*Set, *bgpfake.Factory) {
 	f := &bgpfake.Factory{}
 	return New(f, slog.New(slog.NewTextHandler(io.Discard, nil)), nil), f
 }
@@ -98,11 +98,11 @@ func TestPeerChanges(t *testing.T) {
 		{"bound device", func(p *bgp.Peer) { p.BindDevice = "red" }, true},
 	} {
 		t.Run(tc.change, func(t *testing.T) {
-			m, f := newFakeManager()
+			set, f := newFakeSet()
 			p := basePeer("a", addrA)
-			mustApply(t, m, desiredOf(global, exporting(p)))
+			mustApply(t, set, desiredOf(global, exporting(p)))
 			tc.edit(&p)
-			mustApply(t, m, desiredOf(global, exporting(p)))
+			mustApply(t, set, desiredOf(global, exporting(p)))
 
 			r := f.Router(key)
 			wantSessions := 1
@@ -132,14 +132,14 @@ func TestGlobalChangesRecreateTheSpeaker(t *testing.T) {
 		{"listen addresses", func(g *bgp.Global) { g.ListenAddresses = []netip.Addr{addrA} }},
 	} {
 		t.Run(tc.change, func(t *testing.T) {
-			m, f := newFakeManager()
+			set, f := newFakeSet()
 			d := desiredOf(global, exporting(basePeer("a", addrA), path(pfxPod)))
-			mustApply(t, m, d)
+			mustApply(t, set, d)
 			old := f.Router(key)
 			g := global
 			tc.edit(&g)
 			d.Instances[key] = bgp.DesiredInstance{Global: g, Peers: d.Instances[key].Peers}
-			mustApply(t, m, d)
+			mustApply(t, set, d)
 			if f.Started(key) != 2 {
 				t.Fatalf("speakers started = %d, want 2", f.Started(key))
 			}
@@ -156,20 +156,20 @@ func TestGlobalChangesRecreateTheSpeaker(t *testing.T) {
 // TestExportAndPathChangesKeepSessions: what a peer is sent, and the attributes of
 // what it is sent, change without a new session.
 func TestExportAndPathChangesKeepSessions(t *testing.T) {
-	m, f := newFakeManager()
+	set, f := newFakeSet()
 	a, b := basePeer("a", addrA), basePeer("b", addrB)
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod)), exporting(b)))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod)), exporting(b)))
 	r := f.Router(key)
 	if got := r.Advertised(addrB); len(got) != 0 {
 		t.Fatalf("peer b selects nothing but is sent %v", got)
 	}
 
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxSvc)), exporting(b, path(pfxPod, 65001<<16|1))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxSvc)), exporting(b, path(pfxPod, 65001<<16|1))))
 	assertSent(t, r, addrB, path(pfxPod, 65001<<16|1))
 	assertSent(t, r, addrA, path(pfxSvc))
 
 	// Removing a path withdraws it from everyone; removing a peer leaves the other.
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxSvc))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxSvc))))
 	assertSent(t, r, addrA, path(pfxSvc))
 	if _, ok := r.Peer(addrB); ok {
 		t.Error("removed peer b still configured")
@@ -183,23 +183,25 @@ func TestExportAndPathChangesKeepSessions(t *testing.T) {
 // different attributes; changing one peer's attributes, or taking the prefix away from
 // one peer, leaves the other peer's as they were.
 func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
-	m, f := newFakeManager()
+	set, f := newFakeSet()
 	a, b := basePeer("a", addrA), basePeer("b", addrB)
 	const rackA, rackB, extra = 65001<<16 | 101, 65001<<16 | 102, 65001<<16 | 999
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod, rackA), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
 	r := f.Router(key)
 	assertSent(t, r, addrA, path(pfxPod, rackA), path(pfxSvc))
 	assertSent(t, r, addrB, path(pfxPod, rackB))
 
 	// Peer a's attributes for the pod CIDR change: only a sees the change.
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
 	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
 	assertSent(t, r, addrB, path(pfxPod, rackB))
+	assertBatches(t, r, []bgp.PeerExportChange{setTo(addrA, path(pfxPod, rackA, extra))})
 
 	// Peer b stops selecting the pod CIDR, which a still gets: withdrawn from b only.
-	mustApply(t, m, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxSvc, rackB))))
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxSvc, rackB))))
 	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
 	assertSent(t, r, addrB, path(pfxSvc, rackB))
+	assertBatches(t, r, []bgp.PeerExportChange{{Peer: addrB, Set: []bgp.Path{path(pfxSvc, rackB)}, Remove: []netip.Prefix{pfxPod}}})
 
 	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 || f.Started(key) != 1 {
 		t.Errorf("attribute changes reset: sessions a=%d b=%d, speakers %d", r.Sessions(addrA), r.Sessions(addrB), f.Started(key))
@@ -213,11 +215,19 @@ func assertSent(t *testing.T, r *bgpfake.Router, addr netip.Addr, want ...bgp.Pa
 	}
 }
 
+// assertBatches checks that the last Apply changed exports in exactly one batch, want.
+func assertBatches(t *testing.T, r *bgpfake.Router, want []bgp.PeerExportChange) {
+	t.Helper()
+	if diff := cmp.Diff([][]bgp.PeerExportChange{want}, r.ExportBatches(), routerOpts); diff != "" {
+		t.Errorf("ApplyExports batches (-want +got):\n%s", diff)
+	}
+}
+
 func TestStopIsGracefulOnlyWhenAsked(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
-		m, f := newFakeManager()
-		mustApply(t, m, desiredOf(global, exporting(basePeer("a", addrA))))
-		if err := m.Stop(context.Background(), graceful); err != nil {
+		set, f := newFakeSet()
+		mustApply(t, set, desiredOf(global, exporting(basePeer("a", addrA))))
+		if err := set.Stop(context.Background(), graceful); err != nil {
 			t.Fatal(err)
 		}
 		if stopped, got := f.Router(key).Stopped(); !stopped || got != graceful {

@@ -1,4 +1,4 @@
-package manager
+package speakers
 
 import (
 	"context"
@@ -35,19 +35,19 @@ type InstanceSnapshot struct {
 
 // Snapshot reports every running instance and peer. Peers are matched to the router's
 // report by address inside their own instance, since only there is an address unique.
-func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapshot, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[bgp.InstanceKey]InstanceSnapshot, len(m.instances))
+func (s *Set) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[bgp.InstanceKey]InstanceSnapshot, len(s.instances))
 	var errs []error
-	for key, inst := range m.instances {
+	for key, inst := range s.instances {
 		statuses, err := inst.router.Peers(ctx)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
 		}
 		byAddr := make(map[netip.Addr]bgp.PeerStatus, len(statuses))
-		for _, s := range statuses {
-			byAddr[s.Address] = s
+		for _, st := range statuses {
+			byAddr[st.Address] = st
 		}
 		snap := InstanceSnapshot{Global: inst.global, Peers: make(map[string]PeerSnapshot, len(inst.peers))}
 		for name, ap := range inst.peers {
@@ -55,20 +55,17 @@ func (m *Manager) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSna
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export, inst.originated)}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export)}
 		}
 		out[key] = snap
 	}
 	return out, errors.Join(errs...)
 }
 
-// countExported counts, by family, the prefixes of the export set that are originated.
-func countExported(export map[netip.Prefix]bgp.PathAttributes, originated map[netip.Prefix]struct{}) map[bgp.Family]int {
+// countExported counts the prefixes of the export set by family.
+func countExported(export map[netip.Prefix]bgp.PathAttributes) map[bgp.Family]int {
 	n := map[bgp.Family]int{}
 	for p := range export {
-		if _, ok := originated[p]; !ok {
-			continue
-		}
 		if p.Addr().Is4() {
 			n[bgp.FamilyIPv4Unicast]++
 		} else {

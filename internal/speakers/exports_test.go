@@ -1,0 +1,106 @@
+package speakers
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// TestApplyExportsIssuesOnlyTheDifference is the hot path: per-peer export changes
+// become one ApplyExports batch per speaker, holding only what differs from what each
+// peer is sent, and no session resets.
+func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
+	set, f := newFakeSet()
+	ctx := context.Background()
+	a, b := basePeer("a", addrA), basePeer("b", addrB)
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
+	r := f.Router(key)
+	r.ExportBatches()
+	svc2 := netip.MustParsePrefix("203.0.113.20/32")
+
+	steps := []struct {
+		name         string
+		changes      []bgp.ExportChange
+		wantA, wantB []bgp.Path
+		wantBatches  [][]bgp.PeerExportChange
+	}{
+		{"a new Service for both peers, different attributes: one batch",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+		{"new attributes for one peer: the other keeps its own",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 3)}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 3))}}},
+		{"what a peer is already sent is not sent again",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(pfxPod)}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24")}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			nil},
+		{"one peer stops exporting it: the other still gets it",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2)}}},
+		{"a change for a peer or speaker that is not running is skipped",
+			[]bgp.ExportChange{{Instance: key, Peer: "ghost", Set: []bgp.Path{path(svc2, 9)}}, {Instance: bgp.InstanceKey{LocalASN: 1}, Peer: "a", Set: []bgp.Path{path(svc2, 9)}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			nil},
+		{"two changes of one peer are one change",
+			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 4)}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 4)},
+			[][]bgp.PeerExportChange{{setTo(addrB, path(svc2, 4))}}},
+		{"the last peer stops exporting it",
+			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
+			[][]bgp.PeerExportChange{{removeFrom(addrB, svc2)}}},
+		{"exported to both again",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
+			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
+			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+		{"a Service both peers export is deleted: one batch",
+			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
+			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
+			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2), removeFrom(addrB, svc2)}}},
+	}
+	for _, s := range steps {
+		if err := set.ApplyExports(ctx, s.changes); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if diff := cmp.Diff(s.wantA, r.Advertised(addrA), routerOpts...); diff != "" {
+			t.Errorf("%s: peer a (-want +got):\n%s", s.name, diff)
+		}
+		if diff := cmp.Diff(s.wantB, r.Advertised(addrB), routerOpts...); diff != "" {
+			t.Errorf("%s: peer b (-want +got):\n%s", s.name, diff)
+		}
+		if diff := cmp.Diff(s.wantBatches, r.ExportBatches(), routerOpts...); diff != "" {
+			t.Errorf("%s: ApplyExports batches (-want +got):\n%s", s.name, diff)
+		}
+	}
+	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 {
+		t.Errorf("export changes reset sessions: a=%d b=%d", r.Sessions(addrA), r.Sessions(addrB))
+	}
+	// The speaker set's books match the speaker: a full Apply of the same state is a no-op.
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod)), exporting(b, path(pfxPod))))
+	if got := r.ExportBatches(); len(got) != 0 {
+		t.Errorf("a full Apply after ApplyExports changed exports: %v", got)
+	}
+}
+
+func setTo(addr netip.Addr, paths ...bgp.Path) bgp.PeerExportChange {
+	return bgp.PeerExportChange{Peer: addr, Set: paths}
+}
+
+func removeFrom(addr netip.Addr, prefixes ...netip.Prefix) bgp.PeerExportChange {
+	return bgp.PeerExportChange{Peer: addr, Remove: prefixes}
+}
+
+// routerOpts compare what the router is sent and asked: netip values and empty slices.
+var routerOpts = cmp.Options{
+	cmp.Comparer(func(x, y netip.Prefix) bool { return x == y }),
+	cmp.Comparer(func(x, y netip.Addr) bool { return x == y }),
+	cmpopts.EquateEmpty(),
+}

@@ -1,0 +1,169 @@
+package speakers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/netip"
+	"slices"
+	"sync"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Set is the BGP speakers of one node, one per instance, with what was last applied to
+// each.
+type Set struct {
+	factory bgp.RouterFactory
+	logger  *slog.Logger
+	// notify is handed to every speaker: called on any session state change.
+	notify func()
+
+	mu        sync.Mutex
+	instances map[bgp.InstanceKey]*instance
+	// peerErrors holds the last error of each peer that could not be applied, so that
+	// status can name it; a later successful apply clears it.
+	peerErrors map[PeerRef]error
+}
+
+// PeerRef names a peer across instances and VRFs.
+type PeerRef struct {
+	Instance bgp.InstanceKey
+	Name     string
+}
+
+// instance is a running speaker and what was last applied to it: the one record, on
+// the node, of which peers run with which configuration and what each is sent. How the
+// speaker makes each peer get its export is the router's business.
+type instance struct {
+	global bgp.Global
+	router bgp.Router
+	peers  map[string]appliedPeer
+}
+
+// appliedPeer is the configuration a peer runs with and what it is sent.
+type appliedPeer struct {
+	peer   bgp.Peer
+	export map[netip.Prefix]bgp.PathAttributes
+}
+
+// New returns an empty set that starts speakers with factory. notify must not block.
+func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Set {
+	if notify == nil {
+		notify = func() {}
+	}
+	return &Set{
+		factory:    factory,
+		logger:     logger,
+		notify:     notify,
+		instances:  map[bgp.InstanceKey]*instance{},
+		peerErrors: map[PeerRef]error{},
+	}
+}
+
+// Apply makes the running speakers match d. Instances are independent: a failure in
+// one is returned (joined with the others) after every instance had its turn, and what
+// failed is retried on the next Apply since it never became "last applied".
+func (s *Set) Apply(ctx context.Context, d bgp.Desired) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, key := range sortedKeys(s.instances) {
+		want, ok := d.Instances[key]
+		if !ok || !sameGlobal(s.instances[key].global, want.Global) {
+			reason := "instance removed"
+			if ok {
+				reason = "ASN, router ID, listener or VRF changed"
+			}
+			errs = append(errs, s.removeInstance(ctx, key, reason))
+		}
+	}
+	for _, key := range sortedKeys(d.Instances) {
+		want := d.Instances[key]
+		inst, ok := s.instances[key]
+		if !ok {
+			var err error
+			if inst, err = s.startInstance(ctx, key, want.Global); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		errs = append(errs, s.reconcilePeers(ctx, key, inst, want.Peers))
+	}
+	return errors.Join(errs...)
+}
+
+// Applied returns what the speakers run: every running instance with the peers that
+// run and what each is sent, as last applied (a copy). The agent builds on it when a
+// peer's objects go missing: the peer keeps running as it is, including the export
+// changes Service events applied since the last full build.
+func (s *Set) Applied() bgp.Desired {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := bgp.Desired{Instances: make(map[bgp.InstanceKey]bgp.DesiredInstance, len(s.instances))}
+	for key, inst := range s.instances {
+		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers))}
+		for name, ap := range inst.peers {
+			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: maps.Clone(ap.export)}
+		}
+		out.Instances[key] = di
+	}
+	return out
+}
+
+// PeerErrors returns the peers that could not be applied and why.
+func (s *Set) PeerErrors() map[PeerRef]error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.peerErrors)
+}
+
+// Stop stops every speaker. With gracefulRestart, peers that negotiated graceful
+// restart keep our routes while we are away; otherwise every session gets a Cease.
+func (s *Set) Stop(ctx context.Context, gracefulRestart bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, key := range sortedKeys(s.instances) {
+		errs = append(errs, s.instances[key].router.Stop(ctx, gracefulRestart))
+		delete(s.instances, key)
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Set) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
+	r, err := s.factory.NewRouter(ctx, key, g, s.notify)
+	if err != nil {
+		return nil, fmt.Errorf("start instance %s: %w", key, err)
+	}
+	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}}
+	s.instances[key] = inst
+	s.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
+	return inst, nil
+}
+
+func (s *Set) removeInstance(ctx context.Context, key bgp.InstanceKey, reason string) error {
+	inst := s.instances[key]
+	delete(s.instances, key)
+	for ref := range s.peerErrors {
+		if ref.Instance == key {
+			delete(s.peerErrors, ref)
+		}
+	}
+	s.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
+	if err := inst.router.Stop(ctx, false); err != nil {
+		return fmt.Errorf("stop instance %s: %w", key, err)
+	}
+	return nil
+}
+
+func sameGlobal(a, b bgp.Global) bool {
+	return a.ASN == b.ASN && a.RouterID == b.RouterID && a.ListenPort == b.ListenPort &&
+		a.BindDevice == b.BindDevice && slices.Equal(a.ListenAddresses, b.ListenAddresses)
+}
+
+func sortedKeys[V any](m map[bgp.InstanceKey]V) []bgp.InstanceKey {
+	return slices.SortedFunc(maps.Keys(m), bgp.InstanceKey.Compare)
+}
