@@ -95,6 +95,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if in.NodeConfig == nil {
 		r.exports = nil
 		r.status.Update(nil, intent.Result{}, nil, nil)
+		r.status.SetRefused(nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
 	node, err := r.nodes.get(ctx, r.routerIDs.pending())
@@ -115,6 +116,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	// error retries the whole apply.
 	r.exports, r.exportsStale = res.Exports, false
 	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
+	r.status.SetRefused(res.Exports.Refused())
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)
 	}

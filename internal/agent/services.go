@@ -53,7 +53,11 @@ func (r *reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 		client.MatchingFields{endpointSliceServiceIndex: key.String()}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
 	}
+	refusedBefore := r.exports.RefusedOf(key)
 	changes := r.exports.SetService(key, svc, slices.Items)
+	if r.exports.RefusedOf(key) != refusedBefore {
+		r.status.SetRefused(r.exports.Refused())
+	}
 	if len(changes) == 0 {
 		return reconcile.Result{}, nil
 	}

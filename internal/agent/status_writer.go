@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +22,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/sanitize"
 	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/status"
 )
@@ -46,8 +49,11 @@ type statusWriter struct {
 	// nodeConfig, build, routerIDs and applyErr are the latest reconcile's view.
 	nodeConfig *kbgpv1.BGPNodeConfig
 	build      intent.Result
-	routerIDs  map[int64]intent.RouterIDDecision
-	applyErr   error
+	// refused are the Services whose addresses no advertisement allows; they change on
+	// full builds and on Service events alike.
+	refused   []kbgpv1.FailedResource
+	routerIDs map[int64]intent.RouterIDDecision
+	applyErr  error
 	// written is the status last applied; nil until the first write.
 	written *kbgpv1.BGPNodeConfigStatus
 }
@@ -80,6 +86,30 @@ func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, rou
 	w.Trigger()
 }
 
+// SetRefused records the Services whose addresses are refused (sorted, as
+// ExportIndex.Refused lists them) and triggers a refresh if they changed. Each Service
+// newly refused, or refused for another reason, gets an AddressNotAllowed event.
+func (w *statusWriter) SetRefused(refused []kbgpv1.FailedResource) {
+	w.mu.Lock()
+	old, nc := w.refused, w.nodeConfig
+	w.refused = refused
+	w.mu.Unlock()
+	if slices.Equal(old, refused) {
+		return
+	}
+	for _, r := range refused {
+		if slices.Contains(old, r) || nc == nil || w.recorder == nil {
+			continue
+		}
+		w.recorder.Event(nc, corev1.EventTypeWarning, EventAddressNotAllowed, sanitize.Line("Service "+r.Name+": "+r.Message))
+	}
+	w.Trigger()
+}
+
+// EventAddressNotAllowed is the reason of the event naming a Service whose address an
+// advertisement selects but does not allow.
+const EventAddressNotAllowed = "AddressNotAllowed"
+
 // Start runs the writer until ctx ends (manager.Runnable).
 func (w *statusWriter) Start(ctx context.Context) error {
 	for {
@@ -104,6 +134,7 @@ func (w *statusWriter) Start(ctx context.Context) error {
 func (w *statusWriter) write(ctx context.Context) bool {
 	w.mu.Lock()
 	nc, build, routerIDs, applyErr, written := w.nodeConfig, w.build, w.routerIDs, w.applyErr, w.written
+	build.Failed = append(slices.Clone(build.Failed), w.refused...)
 	w.mu.Unlock()
 	if nc == nil || w.speakers == nil {
 		return true

@@ -40,8 +40,9 @@ type Input struct {
 // Result is what the node must run and what went wrong.
 type Result struct {
 	Desired bgp.Desired
-	// Failed lists the resources that could not be applied, and why, ending with the
-	// Services whose addresses were refused (Exports.Refused at the time of the build).
+	// Failed lists the resources that could not be applied, and why. The Services whose
+	// addresses were refused are not in it: they change with Service events, so they
+	// are read from Exports.Refused.
 	Failed []kbgpv1.FailedResource
 	// Exports holds the built peers' exports per source, for the Service events that
 	// follow (nil when there is no node config).
@@ -75,7 +76,7 @@ func Build(in Input) Result {
 		dp.Export = res.Exports.export(p)
 		di.Peers[p.name] = dp
 	}
-	res.Failed = append(dedupe(res.Failed), res.Exports.Refused()...)
+	res.Failed = dedupe(res.Failed)
 	return res
 }
 
