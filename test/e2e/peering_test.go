@@ -415,6 +415,7 @@ func TestPeeringWithRealRouters(t *testing.T) {
 	})
 
 	t.Run("Service addresses: LB IP with community, eTP=Local follows endpoints, withdrawn on delete", tp.servicesScenario)
+	t.Run("only what is allowed: a forged pseudo-label and an external IP outside the allowed ranges are not announced", tp.allowedOnlyScenario)
 
 	t.Run("SIGTERM with graceful restart: no NOTIFICATION, FRR keeps the routes as stale", func(t *testing.T) {
 		n, err := tp.frr.Neighbor("198.51.100.1")

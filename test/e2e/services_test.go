@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -98,5 +100,65 @@ func (tp *peeringTopology) servicesScenario(t *testing.T) {
 	waitFRRRoute(t, tp.frr, webIP+"/32", false, "")
 	if got := dropped(t, tp.frr, "198.51.100.1"); got != before {
 		t.Fatalf("Service changes reset the session: connectionsDropped %d -> %d", before, got)
+	}
+}
+
+// allowedOnlyScenario: nobody announces what they do not own. A Service in another
+// namespace that labels itself with the pseudo-labels of an advertisement scoped to
+// "default" is not announced, while the Service that really lives there is (control);
+// an external IP outside the advertisement's externalIPPrefixes is not announced and
+// the node's status names the Service, while one inside is announced (control).
+func (tp *peeringTopology) allowedOnlyScenario(t *testing.T) {
+	tp.waitAllEstablished(t)
+	const (
+		ownIP, forgedIP     = "100.64.12.1", "100.64.12.2"
+		insideIP, outsideIP = "100.64.13.1", "100.64.99.1"
+	)
+	if err := server.EnsureNamespace(context.Background(), "e2e-evil"); err != nil {
+		t.Fatal(err)
+	}
+	create(t, &kbgpv1.BGPAdvertisement{
+		ObjectMeta: metav1.ObjectMeta{Name: tp.nodeName + "-scoped", Labels: map[string]string{"advertise": "e2e"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementService,
+			Selector:          &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "default", "kbgp.io/service-name": "payments"}},
+			Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP},
+				ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.12.0/24"}},
+		}, {
+			AdvertisementType: kbgpv1.AdvertisementService,
+			Selector:          &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"range-test": "yes"}},
+			Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP},
+				ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.13.0/24"}},
+		}}},
+	})
+	external := func(namespace, name, ip string, labels map[string]string) *corev1.Service {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
+			Spec: corev1.ServiceSpec{ExternalIPs: []string{ip}, Ports: []corev1.ServicePort{{Port: 80}}}}
+		create(t, svc)
+		return svc
+	}
+	external("e2e-evil", "payments", forgedIP, map[string]string{"kbgp.io/service-namespace": "default", "kbgp.io/service-name": "payments"})
+	external("default", "payments", ownIP, nil)
+	waitFRRRoute(t, tp.frr, ownIP+"/32", true, "")
+	waitFRRRoute(t, tp.frr, forgedIP+"/32", false, "")
+
+	external("default", "inside", insideIP, map[string]string{"range-test": "yes"})
+	outside := external("default", "outside", outsideIP, map[string]string{"range-test": "yes"})
+	waitFRRRoute(t, tp.frr, insideIP+"/32", true, "")
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		nc := &kbgpv1.BGPNodeConfig{}
+		if err := server.Client.Get(context.Background(), client.ObjectKey{Name: tp.nodeName}, nc); err != nil {
+			return false, err.Error()
+		}
+		for _, f := range nc.Status.FailedResources {
+			if f.Kind == "Service" && f.Name == "default/outside" && strings.Contains(f.Message, "ExternalIP "+outsideIP+" is outside the externalIPPrefixes") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("failedResources %v", nc.Status.FailedResources)
+	})
+	waitFRRRoute(t, tp.frr, outsideIP+"/32", false, "")
+	if err := server.Client.Delete(context.Background(), outside); err != nil {
+		t.Fatal(err)
 	}
 }
