@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +20,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/sanitize"
 	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/status"
@@ -242,15 +241,5 @@ func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.I
 // apply server-side applies the agent's part of the status. failedResources is a map
 // list keyed by (kind, name), so the operator's entries survive the agent's apply.
 func (w *statusWriter) apply(ctx context.Context, st kbgpv1.BGPNodeConfigStatus) error {
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
-	if err != nil {
-		return err
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kbgpv1.GroupVersion.String(),
-		"kind":       "BGPNodeConfig",
-		"metadata":   map[string]any{"name": w.nodeName},
-		"status":     content,
-	}}
-	return w.client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership)
+	return nodestatus.Apply(ctx, w.client, w.nodeName, FieldManager, &st)
 }

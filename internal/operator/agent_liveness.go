@@ -7,10 +7,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +15,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/status"
 )
 
@@ -59,34 +57,13 @@ func (r *AgentLivenessReconciler) Reconcile(ctx context.Context, req reconcile.R
 		return reconcile.Result{}, nil
 	}
 	cond := status.NotReportingCondition(l, nc.Generation, now)
-	if err := r.markReady(ctx, node, cond); err != nil {
-		return reconcile.Result{}, err
+	// Ready alone: the agent's other conditions and fields stay as they are.
+	err := nodestatus.Apply(ctx, r.Client, node, livenessFieldManager, &kbgpv1.BGPNodeConfigStatus{Conditions: []metav1.Condition{cond}})
+	if err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(fmt.Errorf("mark BGPNodeConfig %s not reporting: %w", node, err))
 	}
 	r.Recorder.Event(nc, corev1.EventTypeWarning, status.ReasonAgentNotReporting, cond.Message)
 	return reconcile.Result{}, nil
-}
-
-// markReady server-side applies the Ready condition alone; the agent's other
-// conditions and fields stay as they are.
-func (r *AgentLivenessReconciler) markReady(ctx context.Context, node string, cond metav1.Condition) error {
-	c, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cond)
-	if err != nil {
-		return err
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kbgpv1.GroupVersion.String(),
-		"kind":       "BGPNodeConfig",
-		"metadata":   map[string]any{"name": node},
-		"status":     map[string]any{"conditions": []any{c}},
-	}}
-	err = r.Client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(livenessFieldManager), client.ForceOwnership)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("mark BGPNodeConfig %s not reporting: %w", node, err)
-	}
-	return nil
 }
 
 // leaseNode is the node of an agent's Lease: its holder, when the Lease bears the

@@ -7,13 +7,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/render"
 )
 
@@ -131,17 +131,7 @@ func (r *NodeConfigReconciler) applyFailedOverrides(ctx context.Context, nc *kbg
 	if equality.Semantic.DeepEqual(render.MergeFailedResources(have), want) {
 		return nil
 	}
-	entries := make([]any, 0, len(want))
-	for _, fr := range want {
-		entries = append(entries, map[string]any{"kind": fr.Kind, "name": fr.Name, "message": fr.Message})
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kbgpv1.GroupVersion.String(),
-		"kind":       "BGPNodeConfig",
-		"metadata":   map[string]any{"name": nc.Name},
-		"status":     map[string]any{"failedResources": entries},
-	}}
-	if err := r.Client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := nodestatus.Apply(ctx, r.Client, nc.Name, FieldManager, &kbgpv1.BGPNodeConfigStatus{FailedResources: want}, "failedResources"); err != nil {
 		return fmt.Errorf("apply failedResources of BGPNodeConfig %s: %w", nc.Name, err)
 	}
 	return nil
