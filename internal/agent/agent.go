@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -86,7 +87,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		return err
 	}
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
-	set := speakers.New(o.Routers, o.Logger, writer.Trigger)
+	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
+	// A wedged speaker (a call that outlived its bound), unlike an unreachable API
+	// server, fails liveness: only a restart cures it, and graceful restart keeps the
+	// routes while the agent comes back.
+	if err := mgr.AddHealthzCheck("speakers", func(*http.Request) error { return set.Healthy() }); err != nil {
+		return err
+	}
 	writer.speakers = set
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
 	writer.recorder = recorder

@@ -51,9 +51,20 @@ func startAgent(t *testing.T, cfg *rest.Config, node string) (routers *bgpfake.F
 // startAgentWithInterval is startAgent with the least time between status writes.
 func startAgentWithInterval(t *testing.T, cfg *rest.Config, node string, statusInterval time.Duration) (routers *bgpfake.Factory, stop func()) {
 	t.Helper()
+	routers = &bgpfake.Factory{}
+	return routers, runAgent(t, cfg, node, statusInterval, routers)
+}
+
+// startAgentWith runs an agent on the given fake speakers (faults injected by the test).
+func startAgentWith(t *testing.T, cfg *rest.Config, node string, routers *bgpfake.Factory) (stop func()) {
+	t.Helper()
+	return runAgent(t, cfg, node, 200*time.Millisecond, routers)
+}
+
+func runAgent(t *testing.T, cfg *rest.Config, node string, statusInterval time.Duration, routers *bgpfake.Factory) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logger := slog.New(slog.NewTextHandler(logWriter{t}, nil))
-	routers = &bgpfake.Factory{}
 	done := make(chan error, 1)
 	go func() {
 		done <- agent.Run(ctx, cfg, agent.Options{
@@ -68,7 +79,7 @@ func startAgentWithInterval(t *testing.T, cfg *rest.Config, node string, statusI
 		}
 	})
 	t.Cleanup(stop)
-	return routers, stop
+	return stop
 }
 
 // eventually polls cond every 50 ms until it holds or timeout passes.

@@ -36,7 +36,7 @@ func TestSameAddressInTwoVRFsIsTwoPeersEverywhere(t *testing.T) {
 		}
 	}
 	routers := &bgpfake.Factory{}
-	m := speakers.New(routers, slog.New(slog.DiscardHandler), nil)
+	m := speakers.New(routers, slog.New(slog.DiscardHandler), nil, 0)
 	ctx := context.Background()
 	if err := m.Apply(ctx, bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
 		redKey: speaker(redKey, "red", redPfx), blueKey: speaker(blueKey, "blue", bluePfx),

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
 )
@@ -20,6 +21,10 @@ type Set struct {
 	logger  *slog.Logger
 	// notify is handed to every speaker: called on any session state change.
 	notify func()
+	// callTimeout bounds every call of a speaker (see DefaultCallTimeout); stuck
+	// records those that outlived it.
+	callTimeout time.Duration
+	stuck       stuckCalls
 
 	mu        sync.Mutex
 	instances map[bgp.InstanceKey]*instance
@@ -50,17 +55,32 @@ type appliedPeer struct {
 }
 
 // New returns an empty set that starts speakers with factory. notify must not block.
-func New(factory bgp.RouterFactory, logger *slog.Logger, notify func()) *Set {
+// Every speaker call is bounded by callTimeout (0: DefaultCallTimeout).
+func New(factory bgp.RouterFactory, logger *slog.Logger, notify func(), callTimeout time.Duration) *Set {
 	if notify == nil {
 		notify = func() {}
 	}
-	return &Set{
-		factory:    factory,
-		logger:     logger,
-		notify:     notify,
-		instances:  map[bgp.InstanceKey]*instance{},
-		peerErrors: map[PeerRef]error{},
+	if callTimeout <= 0 {
+		callTimeout = DefaultCallTimeout
 	}
+	return &Set{
+		factory:     factory,
+		logger:      logger,
+		notify:      notify,
+		callTimeout: callTimeout,
+		instances:   map[bgp.InstanceKey]*instance{},
+		peerErrors:  map[PeerRef]error{},
+	}
+}
+
+// Healthy reports an error while a speaker call has outlived its bound and not
+// returned: the speaker is wedged and only a restart of the agent cures it (the
+// agent's liveness check fails on it; graceful restart keeps the routes meanwhile).
+func (s *Set) Healthy() error {
+	if stuck := s.stuck.oldest(time.Now()); stuck != "" {
+		return fmt.Errorf("BGP speaker wedged: %s", stuck)
+	}
+	return nil
 }
 
 // Apply makes the running speakers match d. Instances are independent: a failure in
@@ -83,6 +103,9 @@ func (s *Set) Apply(ctx context.Context, d bgp.Desired) error {
 	for _, key := range sortedKeys(d.Instances) {
 		want := d.Instances[key]
 		inst, ok := s.instances[key]
+		if ok && !sameGlobal(inst.global, want.Global) {
+			continue // its removal failed above; the next Apply tries again
+		}
 		if !ok {
 			var err error
 			if inst, err = s.startInstance(ctx, key, want.Global); err != nil {
@@ -134,27 +157,30 @@ func (s *Set) Stop(ctx context.Context, gracefulRestart bool) error {
 }
 
 func (s *Set) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
-	r, err := s.factory.NewRouter(ctx, key, g, s.notify)
+	r, err := bounded(&s.stuck, s.callTimeout, "start of instance "+key.String(), func() (bgp.Router, error) {
+		return s.factory.NewRouter(ctx, key, g, s.notify)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", key, err)
 	}
-	inst := &instance{global: g, router: r, peers: map[string]appliedPeer{}}
+	inst := &instance{global: g, router: boundedRouter{router: r, key: key, timeout: s.callTimeout, stuck: &s.stuck}, peers: map[string]appliedPeer{}}
 	s.instances[key] = inst
 	s.logger.Info("started BGP instance", "instance", key.String(), "routerID", g.RouterID.String(), "listenPort", g.ListenPort)
 	return inst, nil
 }
 
+// removeInstance stops a speaker and forgets it. A speaker whose Stop fails is kept, so
+// the next Apply stops it again rather than starting a second one beside it.
 func (s *Set) removeInstance(ctx context.Context, key bgp.InstanceKey, reason string) error {
-	inst := s.instances[key]
+	s.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
+	if err := s.instances[key].router.Stop(ctx, false); err != nil {
+		return fmt.Errorf("stop instance %s: %w", key, err)
+	}
 	delete(s.instances, key)
 	for ref := range s.peerErrors {
 		if ref.Instance == key {
 			delete(s.peerErrors, ref)
 		}
-	}
-	s.logger.Info("stopping BGP instance", "instance", key.String(), "reason", reason)
-	if err := inst.router.Stop(ctx, false); err != nil {
-		return fmt.Errorf("stop instance %s: %w", key, err)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func mustApply(t *testing.T, set *Set, d bgp.Desired) {
 
 func newFakeSet() (*Set, *bgpfake.Factory) {
 	f := &bgpfake.Factory{}
-	return New(f, slog.New(slog.NewTextHandler(io.Discard, nil)), nil), f
+	return New(f, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, 0), f
 }
 
 // TestPeerChanges is the table of docs/session-resets.md: which peer edits need a new

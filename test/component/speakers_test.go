@@ -37,7 +37,7 @@ const sessionTimeout = 20 * time.Second
 
 func newTestSpeakers(t *testing.T) *speakers.Set {
 	t.Helper()
-	set := speakers.New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil)
+	set := speakers.New(gobgp.Factory{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}, slog.New(slog.NewTextHandler(testWriter{t}, nil)), nil, 0)
 	t.Cleanup(func() { _ = set.Stop(context.Background(), false) })
 	return set
 }

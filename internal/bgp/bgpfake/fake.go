@@ -23,6 +23,9 @@ import (
 
 // Factory starts fake routers and remembers the latest one per instance.
 type Factory struct {
+	// Faults makes calls of the factory and its routers fail or hang.
+	Faults Faults
+
 	mu      sync.Mutex
 	routers map[bgp.InstanceKey]*Router
 	started map[bgp.InstanceKey]int
@@ -30,13 +33,16 @@ type Factory struct {
 
 // NewRouter implements bgp.RouterFactory.
 func (f *Factory) NewRouter(_ context.Context, key bgp.InstanceKey, g bgp.Global, notify func()) (bgp.Router, error) {
+	if err := f.Faults.inject(OpNewRouter); err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.routers == nil {
 		f.routers = map[bgp.InstanceKey]*Router{}
 		f.started = map[bgp.InstanceKey]int{}
 	}
-	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}}
+	r := &Router{Global: g, notify: notify, peers: map[netip.Addr]*peer{}, faults: &f.Faults}
 	f.routers[key] = r
 	f.started[key]++
 	return r, nil
@@ -61,6 +67,7 @@ func (f *Factory) Started(key bgp.InstanceKey) int {
 type Router struct {
 	Global bgp.Global
 	notify func()
+	faults *Faults
 
 	mu       sync.Mutex
 	peers    map[netip.Addr]*peer
@@ -83,6 +90,9 @@ type peer struct {
 
 // AddPeer implements bgp.Router; the session is Established at once.
 func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []bgp.Path) error {
+	if err := r.faults.inject(OpAddPeer); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	if _, ok := r.peers[p.Address]; ok {
 		r.mu.Unlock()
@@ -104,6 +114,9 @@ func (r *Router) AddPeer(_ context.Context, p bgp.Peer, export []bgp.Path) error
 
 // UpdatePeer implements bgp.Router: the configuration changes, the session stays.
 func (r *Router) UpdatePeer(_ context.Context, p bgp.Peer) error {
+	if err := r.faults.inject(OpUpdatePeer); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cur, ok := r.peers[p.Address]
@@ -116,6 +129,9 @@ func (r *Router) UpdatePeer(_ context.Context, p bgp.Peer) error {
 
 // DeletePeer implements bgp.Router.
 func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
+	if err := r.faults.inject(OpDeletePeer); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	if _, ok := r.peers[addr]; !ok {
 		r.mu.Unlock()
@@ -130,6 +146,9 @@ func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
 // ApplyExports implements bgp.Router. A batch naming a peer that does not exist, or a
 // peer twice, changes nothing and fails.
 func (r *Router) ApplyExports(_ context.Context, changes []bgp.PeerExportChange) error {
+	if err := r.faults.inject(OpApplyExports); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[netip.Addr]bool{}
@@ -158,6 +177,9 @@ func (r *Router) ApplyExports(_ context.Context, changes []bgp.PeerExportChange)
 // Peers implements bgp.Router: a peer is Established, with its configured timers,
 // unless SetState said otherwise.
 func (r *Router) Peers(context.Context) ([]bgp.PeerStatus, error) {
+	if err := r.faults.inject(OpPeers); err != nil {
+		return nil, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]bgp.PeerStatus, 0, len(r.peers))
@@ -194,6 +216,9 @@ func (r *Router) SetState(addr netip.Addr, state bgp.SessionState, downReason st
 
 // Stop implements bgp.Router.
 func (r *Router) Stop(_ context.Context, gracefulRestart bool) error {
+	if err := r.faults.inject(OpStop); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopped, r.graceful = true, gracefulRestart

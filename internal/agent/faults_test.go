@@ -1,0 +1,53 @@
+package agent_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/status"
+)
+
+// TestAgentRecoversFromSpeakerFailures: a speaker call that fails is reported in status
+// and retried until it succeeds — a peer that could not be added at start, and a
+// Service event whose export change failed (the agent falls back to a full build).
+func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
+	const node, ns = "faults-node", "svc-faults"
+	ensureNamespace(t)
+	if err := server.EnsureNamespace(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "faults"}}
+	pc := peerConfig("faults", 1179, "")
+	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}
+	create(t, testNode(node), pc,
+		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "faults", Labels: map[string]string{"advertise": "faults"}},
+			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
+				Selector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": ns}},
+				Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.40.0/24"}}}}}},
+		nodeConfig(node, peer("tor", addrA, 65010, "faults")))
+
+	routers := &bgpfake.Factory{}
+	routers.Faults.FailNext(bgpfake.OpAddPeer, errors.New("speaker refused the peer"))
+	startAgentWith(t, server.Config, node, routers)
+	r := speaker(t, routers)
+	eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established", func() bool {
+		return peerState(getStatus(t, node), "tor") == kbgpv1.PeeringStateEstablished
+	})
+	if ready := meta.FindStatusCondition(getStatus(t, node).Conditions, status.ConditionReady); ready == nil || ready.Status != metav1.ConditionTrue {
+		t.Errorf("Ready after the retry: %+v", ready)
+	}
+
+	routers.Faults.FailNext(bgpfake.OpApplyExports, errors.New("speaker dropped the batch"))
+	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: corev1.ServiceSpec{ExternalIPs: []string{"100.64.40.1"}, Ports: []corev1.ServicePort{{Port: 80}}}})
+	eventually(t, 30*time.Second, "the Service announced after its failed export change", func() bool {
+		return containsPrefix(r.Advertised(addrA), hostRoute("100.64.40.1"))
+	})
+}
