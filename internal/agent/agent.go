@@ -45,6 +45,9 @@ type Options struct {
 	// StatusInterval is the least time between two status writes (default 5 s: at most
 	// 0.2 writes/s per node while sessions change, performance.md B6).
 	StatusInterval time.Duration
+	// ReadinessWait bounds how long readiness waits for the sessions that were up
+	// before the start (default 2 minutes).
+	ReadinessWait time.Duration
 }
 
 // Run runs the agent until ctx ends, then stops the BGP speakers: peers that
@@ -83,7 +86,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+	ready := newReadiness(time.Now(), o.ReadinessWait)
+	if err := mgr.AddReadyzCheck("sessions", ready.Check); err != nil {
 		return err
 	}
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
@@ -97,12 +101,14 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	writer.speakers = set
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
 	writer.recorder = recorder
+	writer.readiness = ready
 	r := &reconciler{
 		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
 		speakers: set, status: writer, logger: o.Logger,
 		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
+		readiness: ready,
 	}
 	if err := r.setup(mgr); err != nil {
 		return err

@@ -35,6 +35,7 @@ type reconciler struct {
 	nodes     *nodeGetter
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
+	readiness *readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
 	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
@@ -92,6 +93,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	r.readiness.expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil
 		r.status.Update(nil, intent.Result{}, nil, nil)

@@ -41,6 +41,8 @@ type statusWriter struct {
 	// recorder gets PeerEstablished/PeerDown, found by comparing each snapshot with
 	// lastSnapshot (only the writer goroutine touches it).
 	recorder     record.EventRecorder
+	// readiness learns from every snapshot whether the sessions are back after a start.
+	readiness *readiness
 	lastSnapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	sessions     metrics.Sessions
 
@@ -144,6 +146,9 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	}
 	w.recordPeerEvents(nc, snap)
 	w.sessions.Update(peerSamples(snap))
+	if w.readiness != nil {
+		w.readiness.observe(snap)
+	}
 	previous := nc.Status
 	if written != nil {
 		previous = *written
