@@ -40,9 +40,9 @@ type statusWriter struct {
 	speakers *speakers.Set
 	// recorder gets PeerEstablished/PeerDown, found by comparing each snapshot with
 	// lastSnapshot (only the writer goroutine touches it).
-	recorder     record.EventRecorder
+	recorder record.EventRecorder
 	// readiness learns from every snapshot whether the sessions are back after a start.
-	readiness *readiness
+	readiness    *readiness
 	lastSnapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	sessions     metrics.Sessions
 
