@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/contract"
 )
 
 // kubeOptions are kubectl's flags for reaching a cluster (--kubeconfig, --context,
@@ -45,7 +45,7 @@ func (k *kubeOptions) reader() (client.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
-	scheme, err := operator.NewScheme()
+	scheme, err := contract.NewScheme()
 	if err != nil {
 		return nil, fmt.Errorf("build scheme: %w", err)
 	}

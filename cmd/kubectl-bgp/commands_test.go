@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/contract"
 )
 
 // run executes the plugin in-process against objs served by controller-runtime's fake
@@ -19,7 +19,7 @@ import (
 // the output itself is tested on the pure functions.
 func run(t *testing.T, objs []client.Object, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	scheme, err := operator.NewScheme()
+	scheme, err := contract.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

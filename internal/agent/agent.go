@@ -22,7 +22,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	scheme, err := operator.NewScheme()
+	scheme, err := contract.NewScheme()
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
+	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/controlplane"
 	"kbgp.io/kbgp/internal/operator"
 )
@@ -100,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer upstream.Stop()
 
-	scheme, err := operator.NewScheme()
+	scheme, err := contract.NewScheme()
 	if err != nil {
 		return err
 	}

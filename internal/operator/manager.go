@@ -7,8 +7,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/metrics"
 )
 
@@ -49,22 +48,10 @@ type Options struct {
 	InProcessReplica bool
 }
 
-// NewScheme returns a scheme with the core and kbgp kinds.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	if err := kbgpv1.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // NewManager builds the operator: a controller-runtime manager with the node config and
 // cluster config controllers, health probes and, when asked, leader election.
 func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
-	scheme, err := NewScheme()
+	scheme, err := contract.NewScheme()
 	if err != nil {
 		return nil, fmt.Errorf("build scheme: %w", err)
 	}
