@@ -1,4 +1,4 @@
-package main
+package kubectlbgp
 
 import "kbgp.io/kbgp/internal/sanitize"
 
