@@ -27,10 +27,12 @@ verify: ## Regenerate and fail if generated files were stale.
 	hack/verify-generated.sh
 
 .PHONY: lint
-lint: ## gofmt and go vet.
+lint: ## gofmt, go vet (bench included) and the import boundaries (hack/importcheck).
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags bench ./bench/
+	$(GO) run ./hack/importcheck
 
 .PHONY: deps
 deps: ## Install test dependencies and build the envtest assets (idempotent).

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const module = "kbgp.io/kbgp"
+
+// pkg is one package of the module as `go list` reports it.
+type pkg struct {
+	ImportPath   string
+	Imports      []string // non-test imports
+	TestImports  []string
+	XTestImports []string
+	Deps         []string // transitive non-test dependencies
+}
+
+// purePackages hold the translation and desired-state code: plain Go over API types,
+// table-tested without a cluster, so they never depend on a Kubernetes client.
+var purePackages = []string{
+	"internal/bgp", "internal/intent", "internal/render", "internal/routerid",
+	"internal/sanitize", "internal/speakers", "internal/status",
+}
+
+// The boundaries, as import path prefixes.
+const (
+	gobgp             = "github.com/osrg/gobgp"
+	apimachinery      = "k8s.io/apimachinery/"
+	clientGo          = "k8s.io/client-go"
+	controllerRuntime = "sigs.k8s.io/controller-runtime"
+	crManager         = "sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// check returns one line per boundary a package crosses, sorted.
+func check(pkgs []pkg) []string {
+	byPath := map[string]pkg{}
+	for _, p := range pkgs {
+		byPath[p.ImportPath] = p
+	}
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	for _, p := range pkgs {
+		if !under(p.ImportPath, module+"/internal/bgp/gobgp") && p.ImportPath != module+"/bench" {
+			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+				if under(imp, gobgp) {
+					add("%s imports %s: only internal/bgp/gobgp (and bench) may import GoBGP", p.ImportPath, imp)
+				}
+			}
+		}
+		if under(p.ImportPath, module+"/api") {
+			for _, imp := range p.Imports {
+				if !stdlib(imp) && !strings.HasPrefix(imp, apimachinery) && !under(imp, module+"/api") {
+					add("%s imports %s: api/ imports only the standard library and k8s.io/apimachinery", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+	for _, rel := range purePackages {
+		p, ok := byPath[module+"/"+rel]
+		if !ok {
+			add("%s/%s: listed as a pure package but not found (update purePackages)", module, rel)
+			continue
+		}
+		if bad := matching(p.Deps, clientGo, controllerRuntime); len(bad) > 0 {
+			add("%s depends on %s: pure packages do not depend on client-go or controller-runtime", p.ImportPath, summary(bad))
+		}
+	}
+	for _, pair := range [][2]string{{"internal/agent", "internal/operator"}, {"internal/operator", "internal/agent"}} {
+		if p, ok := byPath[module+"/"+pair[0]]; ok && slices.Contains(p.Deps, module+"/"+pair[1]) {
+			add("%s depends on %s/%s: the agent and the operator share only internal/contract", p.ImportPath, module, pair[1])
+		}
+	}
+	if p, ok := byPath[module+"/cmd/kubectl-bgp"]; ok {
+		if bad := matching(p.Deps, crManager, gobgp); len(bad) > 0 {
+			add("%s depends on %s: the kubectl plugin links neither the controller manager nor GoBGP", p.ImportPath, summary(bad))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// matching are the paths under any of prefixes.
+func matching(paths []string, prefixes ...string) []string {
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		return !slices.ContainsFunc(prefixes, func(prefix string) bool { return under(p, prefix) })
+	})
+}
+
+// summary names the first path and how many more there are.
+func summary(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", paths[0], len(paths)-1)
+}
+
+// under reports whether path is prefix or a package below it.
+func under(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+// stdlib reports whether an import path is the standard library's: its first element
+// has no dot.
+func stdlib(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}

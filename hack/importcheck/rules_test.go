@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// clean is a module that keeps every boundary.
+func clean() []pkg {
+	var pkgs []pkg
+	for _, rel := range purePackages {
+		pkgs = append(pkgs, pkg{ImportPath: module + "/" + rel, Deps: []string{"k8s.io/apimachinery/pkg/labels", "fmt"}})
+	}
+	return append(pkgs,
+		pkg{ImportPath: module + "/api/v1alpha1", Imports: []string{"k8s.io/apimachinery/pkg/runtime", "fmt"}},
+		pkg{ImportPath: module + "/internal/bgp/gobgp", Imports: []string{gobgp + "/v4/pkg/server"}},
+		pkg{ImportPath: module + "/internal/bgp/gobgp/gobgptest", Imports: []string{gobgp + "/v4/api"}},
+		pkg{ImportPath: module + "/bench", TestImports: []string{gobgp + "/v4/api"}},
+		pkg{ImportPath: module + "/internal/agent", Deps: []string{module + "/internal/contract", crManager}},
+		pkg{ImportPath: module + "/internal/operator", Deps: []string{module + "/internal/contract", crManager}},
+		pkg{ImportPath: module + "/cmd/kubectl-bgp", Deps: []string{controllerRuntime + "/pkg/client"}},
+	)
+}
+
+// plant returns the clean module with one package changed.
+func plant(path string, change func(*pkg)) []pkg {
+	pkgs := clean()
+	i := slices.IndexFunc(pkgs, func(p pkg) bool { return p.ImportPath == module+"/"+path })
+	if i < 0 {
+		pkgs = append(pkgs, pkg{ImportPath: module + "/" + path})
+		i = len(pkgs) - 1
+	}
+	change(&pkgs[i])
+	return pkgs
+}
+
+func TestCheck(t *testing.T) {
+	if got := check(clean()); len(got) != 0 {
+		t.Fatalf("clean module: %v", got)
+	}
+	for _, tc := range []struct {
+		name string
+		pkgs []pkg
+		want string
+	}{
+		{"GoBGP outside the adapter", plant("internal/intent", func(p *pkg) { p.Imports = append(p.Imports, gobgp+"/v4/pkg/server") }),
+			"kbgp.io/kbgp/internal/intent imports github.com/osrg/gobgp/v4/pkg/server: only internal/bgp/gobgp"},
+		{"GoBGP in a test of another package", plant("test/component", func(p *pkg) { p.XTestImports = []string{gobgp + "/v4/api"} }),
+			"kbgp.io/kbgp/test/component imports github.com/osrg/gobgp/v4/api"},
+		{"api importing client-go", plant("api/v1alpha1", func(p *pkg) { p.Imports = append(p.Imports, clientGo+"/kubernetes/scheme") }),
+			"kbgp.io/kbgp/api/v1alpha1 imports k8s.io/client-go/kubernetes/scheme: api/ imports only"},
+		{"pure package on controller-runtime", plant("internal/render", func(p *pkg) { p.Deps = append(p.Deps, controllerRuntime+"/pkg/client") }),
+			"kbgp.io/kbgp/internal/render depends on sigs.k8s.io/controller-runtime/pkg/client: pure packages"},
+		{"pure package on client-go", plant("internal/speakers", func(p *pkg) { p.Deps = append(p.Deps, clientGo+"/rest") }),
+			"kbgp.io/kbgp/internal/speakers depends on k8s.io/client-go/rest"},
+		{"pure package missing", slices.DeleteFunc(clean(), func(p pkg) bool { return p.ImportPath == module+"/internal/status" }),
+			"kbgp.io/kbgp/internal/status: listed as a pure package but not found"},
+		{"agent on operator", plant("internal/agent", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/operator") }),
+			"kbgp.io/kbgp/internal/agent depends on kbgp.io/kbgp/internal/operator"},
+		{"operator on agent", plant("internal/operator", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/agent") }),
+			"kbgp.io/kbgp/internal/operator depends on kbgp.io/kbgp/internal/agent"},
+		{"plugin on the manager", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, crManager) }),
+			"kbgp.io/kbgp/cmd/kubectl-bgp depends on sigs.k8s.io/controller-runtime/pkg/manager"},
+		{"plugin on GoBGP", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, gobgp+"/v4/pkg/packet/bgp") }),
+			"kbgp.io/kbgp/cmd/kubectl-bgp depends on github.com/osrg/gobgp/v4/pkg/packet/bgp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := check(tc.pkgs)
+			if len(got) != 1 || !strings.Contains(got[0], tc.want) {
+				t.Errorf("check = %q, want one problem containing %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestModuleKeepsItsBoundaries runs the check on the real module.
+func TestModuleKeepsItsBoundaries(t *testing.T) {
+	if err := os.Chdir("../.."); err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := listPackages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := check(pkgs); len(problems) > 0 {
+		t.Errorf("the module crosses its boundaries:\n%s", strings.Join(problems, "\n"))
+	}
+}
