@@ -2,6 +2,9 @@ package agent_test
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,17 +40,43 @@ func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
 	routers.Faults.FailNext(bgpfake.OpAddPeer, errors.New("speaker refused the peer"))
 	startAgentWith(t, server.Config, node, routers)
 	r := speaker(t, routers)
-	eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established", func() bool {
-		return peerState(getStatus(t, node), "tor") == kbgpv1.PeeringStateEstablished
+	eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established and Ready", func() bool {
+		st := getStatus(t, node)
+		ready := meta.FindStatusCondition(st.Conditions, status.ConditionReady)
+		return peerState(st, "tor") == kbgpv1.PeeringStateEstablished && ready != nil && ready.Status == metav1.ConditionTrue
 	})
-	if ready := meta.FindStatusCondition(getStatus(t, node).Conditions, status.ConditionReady); ready == nil || ready.Status != metav1.ConditionTrue {
-		t.Errorf("Ready after the retry: %+v", ready)
-	}
 
 	routers.Faults.FailNext(bgpfake.OpApplyExports, errors.New("speaker dropped the batch"))
 	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
 		Spec: corev1.ServiceSpec{ExternalIPs: []string{"100.64.40.1"}, Ports: []corev1.ServicePort{{Port: 80}}}})
 	eventually(t, 30*time.Second, "the Service announced after its failed export change", func() bool {
 		return containsPrefix(r.Advertised(addrA), hostRoute("100.64.40.1"))
+	})
+}
+
+// TestManyFailingPeersStillWriteStatus: the errors of many failing peers merge into one
+// failedResources entry for the node; its message must stay within the schema's bound,
+// or the API server refuses every status write and the node's status freezes.
+func TestManyFailingPeersStillWriteStatus(t *testing.T) {
+	const node, peers = "many-failing", 24
+	ensureNamespace(t)
+	var nodePeers []kbgpv1.BGPNodePeer
+	routers := &bgpfake.Factory{}
+	for i := range peers {
+		nodePeers = append(nodePeers, peer(fmt.Sprintf("tor-%02d", i), netip.AddrFrom4([4]byte{10, 20, 0, byte(i + 1)}), 65010, ""))
+	}
+	// Enough failures that the retries keep failing while the status is written.
+	for range peers * 40 {
+		routers.Faults.FailNext(bgpfake.OpAddPeer, errors.New("the speaker refused this peer for a reason that takes a while to explain"))
+	}
+	create(t, testNode(node), nodeConfig(node, nodePeers...))
+	startAgentWith(t, server.Config, node, routers)
+	eventually(t, 30*time.Second, "a status naming the failing peers", func() bool {
+		for _, f := range getStatus(t, node).FailedResources {
+			if f.Kind == "BGPNodeConfig" && strings.Contains(f.Message, "tor-00") {
+				return true
+			}
+		}
+		return false
 	})
 }

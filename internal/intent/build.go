@@ -1,7 +1,6 @@
 package intent
 
 import (
-	"fmt"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,7 +75,8 @@ func Build(in Input) Result {
 		dp.Export = res.Exports.export(p)
 		di.Peers[p.name] = dp
 	}
-	res.Failed = dedupe(res.Failed)
+	// Two peers naming one missing object are one problem.
+	res.Failed = kbgpv1.NormalizeFailedResources(res.Failed, 0)
 	return res
 }
 
@@ -138,19 +138,4 @@ func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 func previousPeer(prev bgp.Desired, key bgp.InstanceKey, name string) (bgp.DesiredPeer, bool) {
 	p, ok := prev.Instances[key].Peers[name]
 	return p, ok
-}
-
-// dedupe keeps the first entry of each (kind, name): status keys failedResources by
-// them, and two peers referencing one missing peer config are one problem.
-func dedupe(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
-	seen := map[string]bool{}
-	var out []kbgpv1.FailedResource
-	for _, f := range in {
-		k := fmt.Sprintf("%s/%s", f.Kind, f.Name)
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, f)
-		}
-	}
-	return out
 }

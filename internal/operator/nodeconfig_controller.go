@@ -67,7 +67,7 @@ func (r *NodeConfigReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{}, r.applyFailedOverrides(ctx, current, render.MergeFailedResources(append(ignored, unmatched...)))
+	return reconcile.Result{}, r.applyFailedOverrides(ctx, current, kbgpv1.NormalizeFailedResources(append(ignored, unmatched...), kbgpv1.MaxOperatorFailedResources))
 }
 
 // applySpec creates or updates the node config so that its spec, cluster-config label
@@ -128,7 +128,7 @@ func (r *NodeConfigReconciler) applyFailedOverrides(ctx context.Context, nc *kbg
 			have = append(have, fr)
 		}
 	}
-	if equality.Semantic.DeepEqual(render.MergeFailedResources(have), want) {
+	if equality.Semantic.DeepEqual(kbgpv1.NormalizeFailedResources(have, kbgpv1.MaxOperatorFailedResources), want) {
 		return nil
 	}
 	if err := nodestatus.Apply(ctx, r.Client, nc.Name, FieldManager, &kbgpv1.BGPNodeConfigStatus{FailedResources: want}, "failedResources"); err != nil {

@@ -32,33 +32,3 @@ func PickOverride(overrides []kbgpv1.BGPNodeConfigOverride) (*kbgpv1.BGPNodeConf
 func overrideProblem(name, message string) kbgpv1.FailedResource {
 	return kbgpv1.FailedResource{Kind: "BGPNodeConfigOverride", Name: name, Message: message}
 }
-
-// maxFailedMessage is the schema's bound on failedResources[].message.
-const maxFailedMessage = 1024
-
-// MergeFailedResources merges entries for the same (kind, name) into one, joining
-// their messages, and sorts them: failedResources is a map keyed by (kind, name), and
-// a stable order means an unchanged result compares equal and causes no write.
-func MergeFailedResources(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
-	var out []kbgpv1.FailedResource
-	for _, fr := range in {
-		i := slices.IndexFunc(out, func(o kbgpv1.FailedResource) bool { return o.Kind == fr.Kind && o.Name == fr.Name })
-		if i < 0 {
-			out = append(out, fr)
-			continue
-		}
-		out[i].Message += "; " + fr.Message
-	}
-	for i := range out {
-		if len(out[i].Message) > maxFailedMessage {
-			out[i].Message = out[i].Message[:maxFailedMessage-3] + "..."
-		}
-	}
-	slices.SortFunc(out, func(a, b kbgpv1.FailedResource) int {
-		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return out
-}

@@ -222,19 +222,3 @@ func TestPickOverride(t *testing.T) {
 		t.Fatal("no overrides must apply nothing")
 	}
 }
-
-func TestMergeFailedResources(t *testing.T) {
-	in := []kbgpv1.FailedResource{
-		{Kind: "BGPNodeConfigOverride", Name: "z", Message: "one"},
-		{Kind: "BGPNodeConfigOverride", Name: "a", Message: "first"},
-		{Kind: "BGPNodeConfigOverride", Name: "z", Message: "two"},
-		{Kind: "BGPNodeConfigOverride", Name: "long", Message: string(make([]byte, 2000))},
-	}
-	got := MergeFailedResources(in)
-	if len(got) != 3 || got[0].Name != "a" || got[1].Name != "long" || got[2].Message != "one; two" {
-		t.Fatalf("got %+v", got)
-	}
-	if len(got[1].Message) != maxFailedMessage {
-		t.Fatalf("message not bounded: %d bytes", len(got[1].Message))
-	}
-}

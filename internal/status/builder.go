@@ -77,31 +77,14 @@ func Build(in Input) kbgpv1.BGPNodeConfigStatus {
 			Kind: "BGPNodeConfig", Name: nc.Name, Message: fmt.Sprintf("peer %s of instance %s: %v", ref.Name, ref.Instance, in.PeerErrors[ref]),
 		})
 	}
-	// Keep the operator's entries: it owns them, and the writer's apply would not remove
-	// them anyway, but the content compared must match what is stored.
-	slices.SortStableFunc(out.FailedResources, func(a, b kbgpv1.FailedResource) int {
-		return strings.Compare(a.Kind+"/"+a.Name, b.Kind+"/"+b.Name)
-	})
-	out.FailedResources = mergeSameKey(out.FailedResources)
+	// Within the schema's bounds, or the API server refuses the whole status; the
+	// operator's entries (overrides) have their own share of the list.
+	out.FailedResources = kbgpv1.NormalizeFailedResources(out.FailedResources, kbgpv1.MaxFailedResources-kbgpv1.MaxOperatorFailedResources)
 	for _, inst := range nc.Spec.BGPInstances {
 		out.BGPInstances = append(out.BGPInstances, instanceStatus(in, inst))
 	}
 	out.Conditions = slices.Clone(in.Previous.Conditions)
 	setConditions(&out, in)
-	return out
-}
-
-// mergeSameKey joins the messages of entries with the same (kind, name), the key of
-// the failedResources list in the API.
-func mergeSameKey(in []kbgpv1.FailedResource) []kbgpv1.FailedResource {
-	var out []kbgpv1.FailedResource
-	for _, f := range in {
-		if n := len(out); n > 0 && out[n-1].Kind == f.Kind && out[n-1].Name == f.Name {
-			out[n-1].Message += "; " + f.Message
-			continue
-		}
-		out = append(out, f)
-	}
 	return out
 }
 

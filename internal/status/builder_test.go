@@ -204,3 +204,25 @@ func TestBuildNamesPeerErrorsByInstanceAndVRF(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildKeepsFailedResourcesWithinTheSchema: many failing peers merge into one entry
+// whose message would pass the schema's bound, and many failed resources would pass the
+// list's; either makes the API server refuse the whole status.
+func TestBuildKeepsFailedResourcesWithinTheSchema(t *testing.T) {
+	in := Input{NodeConfig: nodeConfig("tor-a"), PeerErrors: map[speakers.PeerRef]error{}}
+	for i := range 30 {
+		in.PeerErrors[speakers.PeerRef{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: fmt.Sprintf("tor-%02d", i)}] = errors.New("the speaker refused the peer for a long reason")
+	}
+	for i := range 100 {
+		in.Build.Failed = append(in.Build.Failed, kbgpv1.FailedResource{Kind: "Service", Name: fmt.Sprintf("shop/svc-%03d", i), Message: "refused"})
+	}
+	got := Build(in).FailedResources
+	if len(got) > kbgpv1.MaxFailedResources-kbgpv1.MaxOperatorFailedResources {
+		t.Errorf("%d failed resources: the agent's share of the schema's %d is %d", len(got), kbgpv1.MaxFailedResources, kbgpv1.MaxFailedResources-kbgpv1.MaxOperatorFailedResources)
+	}
+	for _, f := range got {
+		if len(f.Message) > kbgpv1.MaxFailedResourceMessage {
+			t.Errorf("%s %s: message of %d bytes, the schema allows %d", f.Kind, f.Name, len(f.Message), kbgpv1.MaxFailedResourceMessage)
+		}
+	}
+}
