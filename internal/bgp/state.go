@@ -18,6 +18,11 @@ const (
 	StateEstablished SessionState = "Established"
 )
 
+// SessionStates are the FSM states in RFC 4271 order: the one list that the node
+// status (the peeringState enum), the kbgp_session_state metric and the speaker model
+// share; TestSessionStatesAreOneList pins them together.
+var SessionStates = []SessionState{StateIdle, StateConnect, StateActive, StateOpenSent, StateOpenConfirm, StateEstablished}
+
 // PeerStatus is what a speaker reports about one peer.
 type PeerStatus struct {
 	Address netip.Addr

@@ -6,11 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/sanitize"
 )
-
-// SessionStates are the values of kbgp_session_state's state label.
-var SessionStates = []string{"Idle", "Connect", "Active", "OpenSent", "OpenConfirm", "Established"}
 
 var (
 	sessionState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -65,12 +63,12 @@ func (s *Sessions) Update(samples []PeerSample) {
 	for _, p := range samples {
 		k := peerKey{strconv.FormatUint(uint64(p.LocalASN), 10), sanitize.Line(p.Peer), sanitize.Line(p.VRF)}
 		cur[k] = struct{}{}
-		for _, st := range SessionStates {
+		for _, st := range bgp.SessionStates {
 			v := 0.0
-			if st == p.State {
+			if string(st) == p.State {
 				v = 1
 			}
-			sessionState.WithLabelValues(k.instance, k.peer, k.vrf, st).Set(v)
+			sessionState.WithLabelValues(k.instance, k.peer, k.vrf, string(st)).Set(v)
 		}
 		for _, afi := range []string{"ipv4", "ipv6"} {
 			routesAdvertised.WithLabelValues(k.instance, k.peer, afi).Set(float64(p.Advertised[afi]))
@@ -81,8 +79,8 @@ func (s *Sessions) Update(samples []PeerSample) {
 		if _, ok := cur[k]; ok {
 			continue
 		}
-		for _, st := range SessionStates {
-			sessionState.DeleteLabelValues(k.instance, k.peer, k.vrf, st)
+		for _, st := range bgp.SessionStates {
+			sessionState.DeleteLabelValues(k.instance, k.peer, k.vrf, string(st))
 		}
 		for _, afi := range []string{"ipv4", "ipv6"} {
 			routesAdvertised.DeleteLabelValues(k.instance, k.peer, afi)
