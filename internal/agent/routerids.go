@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/routerid"
 	"kbgp.io/kbgp/internal/sanitize"
@@ -73,16 +72,16 @@ func (r *routerIDs) retryAfter(now time.Time) time.Duration {
 
 // decide returns the router ID of every instance of nc, reusing locks, and emits the
 // events, metrics and logs of whatever changed.
-func (r *routerIDs) decide(nc *kbgpv1.BGPNodeConfig, node *corev1.Node, now time.Time) map[int64]intent.RouterIDDecision {
-	in := intent.RouterIDInput{
+func (r *routerIDs) decide(nc *kbgpv1.BGPNodeConfig, node *corev1.Node, now time.Time) map[int64]routerid.Decision {
+	in := routerid.DecideInput{
 		Instances: nc.Spec.BGPInstances, NodeName: r.nodeName, Node: node, Now: now, Locks: r.locks,
 		WaitOver: r.pending() && now.Sub(r.waitingSince) >= maxNodeWait,
 	}
 	if !r.loaded {
-		in.Locks, in.Restarting = intent.LocksFromStatus(nc.Status), true
+		in.Locks, in.Restarting = routerid.LocksFromStatus(nc.Status), true
 	}
 	start := time.Now()
-	decisions := intent.DecideRouterIDs(in)
+	decisions := routerid.Decide(in)
 	took := time.Since(start)
 	r.loaded = true
 
@@ -108,7 +107,7 @@ func (r *routerIDs) decide(nc *kbgpv1.BGPNodeConfig, node *corev1.Node, now time
 
 // report emits what one decision needs: events and logs for a new resolution, a
 // failure or a pending configuration change; nothing for a reused lock.
-func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d intent.RouterIDDecision, waitOver bool, took time.Duration) {
+func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d routerid.Decision, waitOver bool, took time.Duration) {
 	log := r.logger.With("instance", asn, "node", sanitize.Line(r.nodeName))
 	switch {
 	case d.Resolved != nil:
@@ -125,7 +124,7 @@ func (r *routerIDs) report(nc *kbgpv1.BGPNodeConfig, asn int64, d intent.RouterI
 				"routerID", d.Lock.RouterID, "source", d.Lock.Source, "detail", sanitize.Line(d.Warning))
 			r.recorder.Event(nc, corev1.EventTypeWarning, EventRouterIDConfigChanged, sanitize.Line(d.Warning))
 		}
-	case d.Err != nil && errors.Is(d.Err, intent.ErrNodeNotReady) && !waitOver:
+	case d.Err != nil && errors.Is(d.Err, routerid.ErrNodeNotReady) && !waitOver:
 		if r.once(asn, d.Err.Error()) {
 			log.Info("waiting for the Node before resolving the router ID", "reason", sanitize.Line(d.Err.Error()))
 		}
@@ -169,7 +168,7 @@ func (r *routerIDs) trackWait(waiting bool, now time.Time) {
 }
 
 // ids returns the router IDs decided, for intent.Build.
-func ids(decisions map[int64]intent.RouterIDDecision) map[int64]netip.Addr {
+func ids(decisions map[int64]routerid.Decision) map[int64]netip.Addr {
 	out := make(map[int64]netip.Addr, len(decisions))
 	for asn, d := range decisions {
 		if d.Err == nil {

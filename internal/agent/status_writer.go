@@ -21,6 +21,7 @@ import (
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodestatus"
+	"kbgp.io/kbgp/internal/routerid"
 	"kbgp.io/kbgp/internal/sanitize"
 	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/status"
@@ -53,7 +54,7 @@ type statusWriter struct {
 	// refused are the Services whose addresses no advertisement allows; they change on
 	// full builds and on Service events alike.
 	refused   []kbgpv1.FailedResource
-	routerIDs map[int64]intent.RouterIDDecision
+	routerIDs map[int64]routerid.Decision
 	applyErr  error
 	// written is the status last applied; nil until the first write.
 	written *kbgpv1.BGPNodeConfigStatus
@@ -77,7 +78,7 @@ func (w *statusWriter) Trigger() {
 
 // Update records the latest reconcile and triggers a refresh; a nil node config (it
 // was deleted) stops the writes.
-func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, routerIDs map[int64]intent.RouterIDDecision, applyErr error) {
+func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, routerIDs map[int64]routerid.Decision, applyErr error) {
 	w.mu.Lock()
 	w.nodeConfig, w.build, w.routerIDs, w.applyErr = nc, build, routerIDs, applyErr
 	if nc == nil {

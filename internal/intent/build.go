@@ -27,7 +27,7 @@ type Input struct {
 	// MissingVRFs are the VRF devices the node config names that do not exist on the
 	// node (the agent looks them up); their peers are not started.
 	MissingVRFs map[string]struct{}
-	// RouterIDs are the decided router IDs by local ASN (see DecideRouterIDs); an
+	// RouterIDs are the decided router IDs by local ASN (see routerid.Decide); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
 	// Previous is what the node runs now (the agent passes the speakers' last-applied

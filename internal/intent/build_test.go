@@ -14,6 +14,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/routerid"
 )
 
 var cmpOpts = []cmp.Option{
@@ -68,7 +69,7 @@ func build(in Input) Result {
 		insts = in.NodeConfig.Spec.BGPInstances
 	}
 	in.RouterIDs = map[int64]netip.Addr{}
-	for asn, d := range DecideRouterIDs(RouterIDInput{Instances: insts, NodeName: "worker-1", Node: in.Node}) {
+	for asn, d := range routerid.Decide(routerid.DecideInput{Instances: insts, NodeName: "worker-1", Node: in.Node}) {
 		if d.Err == nil {
 			in.RouterIDs[asn] = d.Lock.RouterID
 		}

@@ -48,7 +48,7 @@ type Input struct {
 	NodeConfig *kbgpv1.BGPNodeConfig
 	Build      intent.Result
 	// RouterIDs are the router-ID decisions by local ASN.
-	RouterIDs map[int64]intent.RouterIDDecision
+	RouterIDs map[int64]routerid.Decision
 	// Snapshot is the speaker set's view of the running speakers.
 	Snapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	// PeerErrors are the peers the router refused.
@@ -168,7 +168,7 @@ func setConditions(out *kbgpv1.BGPNodeConfigStatus, in Input) {
 // setRouterIDCondition sums up the router IDs of every instance: False when one has
 // none (waiting for the Node, a failed template, a configuration error), else True
 // with the reason of the source and any pending configuration change in the message.
-func setRouterIDCondition(ids map[int64]intent.RouterIDDecision, set func(typ string, ok bool, reason, msg string)) {
+func setRouterIDCondition(ids map[int64]routerid.Decision, set func(typ string, ok bool, reason, msg string)) {
 	var failed, resolved []string
 	failReason, reason := "", ""
 	for _, asn := range slices.Sorted(maps.Keys(ids)) {
@@ -197,9 +197,9 @@ func setRouterIDCondition(ids map[int64]intent.RouterIDDecision, set func(typ st
 	}
 }
 
-func failureReason(d intent.RouterIDDecision) string {
+func failureReason(d routerid.Decision) string {
 	switch {
-	case errors.Is(d.Err, intent.ErrNodeNotReady):
+	case errors.Is(d.Err, routerid.ErrNodeNotReady):
 		return ReasonRouterIDPending
 	case errors.Is(d.Err, routerid.ErrInvalidConfig):
 		return ReasonRouterIDConfigError

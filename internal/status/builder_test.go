@@ -39,8 +39,8 @@ func nodeConfig(peers ...string) *kbgpv1.BGPNodeConfig {
 	return nc
 }
 
-func resolved(source kbgpv1.RouterIDSource) map[int64]intent.RouterIDDecision {
-	return map[int64]intent.RouterIDDecision{65001: {Lock: routerid.Lock{
+func resolved(source kbgpv1.RouterIDSource) map[int64]routerid.Decision {
+	return map[int64]routerid.Decision{65001: {Lock: routerid.Lock{
 		RouterID: netip.MustParseAddr("10.0.0.10"), Source: source, Node: "worker-1", ResolvedAt: t0,
 		Config: routerid.Config{},
 	}}}
@@ -114,15 +114,15 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "waiting for the Node",
-			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]intent.RouterIDDecision{65001: {
-				Err: fmt.Errorf("%w: Node worker-1 reports no addresses yet", intent.ErrNodeNotReady)}}},
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]routerid.Decision{65001: {
+				Err: fmt.Errorf("%w: Node worker-1 reports no addresses yet", routerid.ErrNodeNotReady)}}},
 			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
 				"RouterIDResolved": "False/WaitingForNode"},
 			peerState: kbgpv1.PeeringStateIdle,
 		},
 		{
 			name: "invalid router-ID configuration",
-			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]intent.RouterIDDecision{65001: {
+			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: map[int64]routerid.Decision{65001: {
 				Err: fmt.Errorf("%w: bad pool", routerid.ErrInvalidConfig)}}},
 			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
 				"RouterIDResolved": "False/RouterIDConfigError"},

@@ -1,4 +1,4 @@
-package intent
+package routerid
 
 import (
 	"errors"
@@ -12,23 +12,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/routerid"
 )
 
-var resolvedAt = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+// node is a Node with an annotation and both address families (IPv6 first).
+func node() *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Annotations: map[string]string{"rid": "10.9.9.9"}},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: "2001:db8::10"},
+			{Type: corev1.NodeInternalIP, Address: "10.0.0.10"},
+		}},
+	}
+}
 
 func instance(routerID, pool string) []kbgpv1.BGPNodeInstance {
 	return []kbgpv1.BGPNodeInstance{{BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: routerID, RouterIDPool: pool}}}
 }
 
-func lockOf(id string, src kbgpv1.RouterIDSource, routerID, pool string) map[int64]routerid.Lock {
-	return map[int64]routerid.Lock{65001: {
+func lockOf(id string, src kbgpv1.RouterIDSource, routerID, pool string) map[int64]Lock {
+	return map[int64]Lock{65001: {
 		RouterID: netip.MustParseAddr(id), Source: src, Node: "worker-1", ResolvedAt: resolvedAt,
-		Config: routerid.Config{RouterID: routerID, RouterIDPool: pool},
+		Config: Config{RouterID: routerID, RouterIDPool: pool},
 	}}
 }
 
-func TestDecideRouterIDs(t *testing.T) {
+func TestDecide(t *testing.T) {
 	ipv6Only := node()
 	ipv6Only.Status.Addresses = ipv6Only.Status.Addresses[:1]
 	noAddresses := node()
@@ -39,7 +47,7 @@ func TestDecideRouterIDs(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		in         RouterIDInput
+		in         DecideInput
 		want       string
 		source     kbgpv1.RouterIDSource
 		resolved   bool // resolved now, not reused
@@ -49,47 +57,47 @@ func TestDecideRouterIDs(t *testing.T) {
 		retryable  bool
 		restarting bool
 	}{
-		{name: "explicit", in: RouterIDInput{Instances: instance("10.10.10.10", ""), Node: node()},
+		{name: "explicit", in: DecideInput{Instances: instance("10.10.10.10", ""), Node: node()},
 			want: "10.10.10.10", source: kbgpv1.RouterIDSourceExplicit, resolved: true},
-		{name: "explicit needs no Node", in: RouterIDInput{Instances: instance("10.10.10.10", "")},
+		{name: "explicit needs no Node", in: DecideInput{Instances: instance("10.10.10.10", "")},
 			wantErr: "Node worker-1 not found", retryable: true},
-		{name: "template from annotation", in: RouterIDInput{Instances: instance("${node.annotations['rid']}", ""), Node: node()},
+		{name: "template from annotation", in: DecideInput{Instances: instance("${node.annotations['rid']}", ""), Node: node()},
 			want: "10.9.9.9", source: kbgpv1.RouterIDSourceTemplate, resolved: true},
-		{name: "node InternalIP IPv4", in: RouterIDInput{Instances: instance("", ""), Node: node()},
+		{name: "node InternalIP IPv4", in: DecideInput{Instances: instance("", ""), Node: node()},
 			want: "10.0.0.10", source: kbgpv1.RouterIDSourceNodeIPv4, resolved: true},
-		{name: "IPv6-only node: hash of the node name", in: RouterIDInput{Instances: instance("", ""), Node: ipv6Only},
+		{name: "IPv6-only node: hash of the node name", in: DecideInput{Instances: instance("", ""), Node: ipv6Only},
 			want: "10.255.166.39", source: kbgpv1.RouterIDSourceHash, resolved: true, fallback: true},
-		{name: "IPv6-only node, custom pool", in: RouterIDInput{Instances: instance("", "172.16.0.0/24"), Node: ipv6Only},
+		{name: "IPv6-only node, custom pool", in: DecideInput{Instances: instance("", "172.16.0.0/24"), Node: ipv6Only},
 			want: "172.16.0.205", source: kbgpv1.RouterIDSourceHash, resolved: true, fallback: true},
-		{name: "no addresses yet: wait", in: RouterIDInput{Instances: instance("", ""), Node: noAddresses},
+		{name: "no addresses yet: wait", in: DecideInput{Instances: instance("", ""), Node: noAddresses},
 			wantErr: "reports no addresses yet", retryable: true},
-		{name: "no addresses after the wait: hash", in: RouterIDInput{Instances: instance("", ""), Node: noAddresses, WaitOver: true},
+		{name: "no addresses after the wait: hash", in: DecideInput{Instances: instance("", ""), Node: noAddresses, WaitOver: true},
 			want: "10.255.166.39", source: kbgpv1.RouterIDSourceHash, resolved: true, fallback: true},
-		{name: "template with no value: an error, never a silent default", in: RouterIDInput{Instances: instance("${node.annotations['missing']}", ""), Node: node()},
+		{name: "template with no value: an error, never a silent default", in: DecideInput{Instances: instance("${node.annotations['missing']}", ""), Node: node()},
 			wantErr: "Template resolution failed: annotation 'missing' not found", retryable: true},
-		{name: "invalid pool: a configuration error", in: RouterIDInput{Instances: instance("", "10.0.0.0/30"), Node: node()},
+		{name: "invalid pool: a configuration error", in: DecideInput{Instances: instance("", "10.0.0.0/30"), Node: node()},
 			wantErr: "invalid router ID configuration"},
-		{name: "locked ID survives node edits", in: RouterIDInput{Instances: instance("${node.annotations['rid']}", ""), Node: reannotated,
+		{name: "locked ID survives node edits", in: DecideInput{Instances: instance("${node.annotations['rid']}", ""), Node: reannotated,
 			Locks: lockOf("10.9.9.9", kbgpv1.RouterIDSourceTemplate, "${node.annotations['rid']}", "")},
 			want: "10.9.9.9", source: kbgpv1.RouterIDSourceTemplate},
-		{name: "locked ID survives a restart with the same configuration", in: RouterIDInput{Instances: instance("", ""), Node: reannotated, Restarting: true,
+		{name: "locked ID survives a restart with the same configuration", in: DecideInput{Instances: instance("", ""), Node: reannotated, Restarting: true,
 			Locks: lockOf("10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, "", "10.255.0.0/16")},
 			want: "10.0.0.10", source: kbgpv1.RouterIDSourceNodeIPv4},
-		{name: "locked ID reused even while the Node is unreadable", in: RouterIDInput{Instances: instance("", ""),
+		{name: "locked ID reused even while the Node is unreadable", in: DecideInput{Instances: instance("", ""),
 			Locks: lockOf("10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, "", "")},
 			want: "10.0.0.10", source: kbgpv1.RouterIDSourceNodeIPv4},
-		{name: "changed configuration waits for the restart", in: RouterIDInput{Instances: instance("10.7.7.7", ""), Node: node(),
+		{name: "changed configuration waits for the restart", in: DecideInput{Instances: instance("10.7.7.7", ""), Node: node(),
 			Locks: lockOf("10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, "", "")},
 			want: "10.0.0.10", source: kbgpv1.RouterIDSourceNodeIPv4,
 			warning: `router ID configuration changed (routerID "" -> "10.7.7.7"); keeping 10.0.0.10, the change takes effect at next restart`},
-		{name: "changed configuration applies at restart", in: RouterIDInput{Instances: instance("10.7.7.7", ""), Node: node(), Restarting: true,
+		{name: "changed configuration applies at restart", in: DecideInput{Instances: instance("10.7.7.7", ""), Node: node(), Restarting: true,
 			Locks: lockOf("10.0.0.10", kbgpv1.RouterIDSourceNodeIPv4, "", "")},
 			want: "10.7.7.7", source: kbgpv1.RouterIDSourceExplicit, resolved: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.NodeName, tc.in.Now = "worker-1", resolvedAt.Add(time.Hour)
-			d := DecideRouterIDs(tc.in)[65001]
+			d := Decide(tc.in)[65001]
 			if tc.wantErr != "" {
 				if d.Err == nil || !strings.Contains(d.Err.Error(), tc.wantErr) || d.Retryable() != tc.retryable {
 					t.Fatalf("err = %v (retryable %v), want %q (retryable %v)", d.Err, d.Retryable(), tc.wantErr, tc.retryable)
@@ -129,13 +137,13 @@ func TestLocksFromStatus(t *testing.T) {
 		{LocalASN: 65003, RouterID: "bogus", RouterIDNode: "worker-1", RouterIDResolutionTime: &at, RouterIDResolvedFrom: &kbgpv1.RouterIDConfiguration{}},
 	}}
 	want := lockOf("10.255.166.39", kbgpv1.RouterIDSourceHash, "", "10.255.0.0/16")
-	if diff := cmp.Diff(want, LocksFromStatus(st), cmpOpts...); diff != "" {
+	if diff := cmp.Diff(want, LocksFromStatus(st), cmpAddr); diff != "" {
 		t.Fatalf("locks (-want +got):\n%s", diff)
 	}
 }
 
 func TestRetryableErrors(t *testing.T) {
-	if (RouterIDDecision{Err: errors.New("other")}).Retryable() {
+	if (Decision{Err: errors.New("other")}).Retryable() {
 		t.Fatal("an unrelated error is retryable")
 	}
 }
