@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -73,9 +75,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		// Several agents share one process in `kbgp lab` and in tests; each has its
 		// own manager and reconciler.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// Secrets are not cached: the secret watch reads the ones peer configs name.
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kbgpv1.BGPNodeConfig{}: {Field: own},
-			&corev1.Secret{}:        {Namespaces: map[string]cache.Config{o.Namespace: {}}},
 		}},
 	})
 	if err != nil {
@@ -102,13 +104,25 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
 	writer.recorder = recorder
 	writer.readiness = ready
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("create agent clientset: %w", err)
+	}
+	secretEvents := make(chan event.GenericEvent, 1)
+	secrets := newSecretWatch(clientset, o.Namespace, func() {
+		select { // one pending event is enough: it reconciles the whole node
+		case secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: o.NodeName}}}:
+		default:
+		}
+	})
+	defer secrets.Stop()
 	r := &reconciler{
 		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
 		speakers: set, status: writer, logger: o.Logger,
 		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
-		readiness: ready,
+		readiness: ready, secrets: secrets, secretEvents: secretEvents,
 	}
 	if err := r.setup(mgr); err != nil {
 		return err

@@ -15,11 +15,12 @@ func NewSecretWatch(c kubernetes.Interface, namespace string, changed func()) Se
 	return SecretWatch{newSecretWatch(c, namespace, changed)}
 }
 
-func (s SecretWatch) Want(names ...string) error {
+func (s SecretWatch) Secret(name string) (*corev1.Secret, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return s.w.Want(ctx, names)
+	return s.w.Secret(ctx, name)
 }
-func (s SecretWatch) Get(name string) (*corev1.Secret, bool) { return s.w.Get(name) }
-func (s SecretWatch) Watched() []string                      { return s.w.Watched() }
-func (s SecretWatch) Stop()                                  { s.w.Stop() }
+
+func (s SecretWatch) Keep(names ...string) { s.w.Keep(names) }
+func (s SecretWatch) Watched() []string    { return s.w.Watched() }
+func (s SecretWatch) Stop()                { s.w.Stop() }

@@ -8,19 +8,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/nodeinput"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
@@ -35,7 +37,11 @@ type reconciler struct {
 	nodes     *nodeGetter
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
-	readiness *readiness
+	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
+	// their changes to the node's key.
+	secrets      *secretWatch
+	secretEvents chan event.GenericEvent
+	readiness    *readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
 	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
@@ -72,7 +78,7 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 		For(&kbgpv1.BGPNodeConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
-		Watches(&corev1.Secret{}, toNode).
+		WatchesRawSource(source.Channel(r.secretEvents, toNode)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
 		Complete(metrics.Instrument(r))
@@ -144,78 +150,24 @@ func (r *reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duratio
 	return after
 }
 
-// fetch reads what intent.Build needs from the cache. Only the referenced peer
-// configs and Secrets are passed on.
+// fetch reads what intent.Build needs (nodeinput, as `kubectl bgp routes` does): the
+// node config, the referenced peer configs and Secrets, advertisements, Services and
+// EndpointSlices from the cache. The Secrets no peer config names any more stop being
+// read.
 func (r *reconciler) fetch(ctx context.Context) (intent.Input, error) {
-	var in intent.Input
-	nc := &kbgpv1.BGPNodeConfig{}
-	if err := r.client.Get(ctx, types.NamespacedName{Name: r.nodeName}, nc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return in, nil
-		}
-		return in, fmt.Errorf("get BGPNodeConfig %s: %w", r.nodeName, err)
+	nc, err := nodeinput.ReadNodeConfig(ctx, r.client, r.nodeName)
+	if err != nil || nc == nil {
+		return intent.Input{}, err
 	}
-	in.NodeConfig = nc
-	in.PeerConfigs = map[string]*kbgpv1.BGPPeerConfig{}
-	in.Secrets = map[string]*corev1.Secret{}
-	for _, inst := range nc.Spec.BGPInstances {
-		for _, p := range inst.Peers {
-			if p.PeerConfigRef == nil {
-				continue
-			}
-			if err := r.fetchPeerConfig(ctx, p.PeerConfigRef.Name, &in); err != nil {
-				return in, err
-			}
-		}
-	}
-	ads := &kbgpv1.BGPAdvertisementList{}
-	if err := r.client.List(ctx, ads); err != nil {
-		return in, fmt.Errorf("list BGPAdvertisements: %w", err)
-	}
-	in.Advertisements = ads.Items
-	return in, r.fetchServices(ctx, &in)
-}
-
-// fetchServices reads every Service and its EndpointSlices from the cache: which of
-// them an advertisement selects is intent.Build's business. They are the cache's own
-// objects, not copies (Build only reads them): a full build with 100k Services must
-// not copy them all.
-func (r *reconciler) fetchServices(ctx context.Context, in *intent.Input) error {
-	svcs := &corev1.ServiceList{}
-	if err := r.client.List(ctx, svcs, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("list Services: %w", err)
-	}
-	in.Services = svcs.Items
-	epSlices := &discoveryv1.EndpointSliceList{}
-	if err := r.client.List(ctx, epSlices, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("list EndpointSlices: %w", err)
-	}
-	in.EndpointSlices = map[types.NamespacedName][]discoveryv1.EndpointSlice{}
-	for _, s := range epSlices.Items {
-		if svc, ok := intent.EndpointSliceService(&s); ok {
-			in.EndpointSlices[svc] = append(in.EndpointSlices[svc], s)
-		}
-	}
-	return nil
-}
-
-func (r *reconciler) fetchPeerConfig(ctx context.Context, name string, in *intent.Input) error {
-	if _, done := in.PeerConfigs[name]; done {
-		return nil
-	}
-	pc := &kbgpv1.BGPPeerConfig{}
-	if err := r.client.Get(ctx, types.NamespacedName{Name: name}, pc); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	in.PeerConfigs[name] = pc
-	if pc.Spec.AuthSecretRef == nil {
-		return nil
-	}
-	s := &corev1.Secret{}
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: r.namespace, Name: *pc.Spec.AuthSecretRef}, s)
+	src := nodeinput.Sources{Reader: r.client, Secret: r.secrets.Secret, Cached: true}
+	cluster, err := nodeinput.ReadCluster(ctx, src)
 	if err != nil {
-		return client.IgnoreNotFound(err)
+		return intent.Input{}, err
 	}
-	in.Secrets[s.Name] = s
-	return nil
+	in, err := nodeinput.ForNode(ctx, src, cluster, nc)
+	if err != nil {
+		return in, err
+	}
+	r.secrets.Keep(nodeinput.ReferencedSecrets(in.PeerConfigs))
+	return in, nil
 }

@@ -39,50 +39,38 @@ func newSecretWatch(c kubernetes.Interface, namespace string, changed func()) *s
 	return &secretWatch{client: c, namespace: namespace, changed: changed, watches: map[string]*nameWatch{}}
 }
 
-// Want makes the watched names exactly names: informers start for new names (and are
-// waited for until they have listed, or ctx ends) and stop for names no peer config
-// uses any more.
-func (w *secretWatch) Want(ctx context.Context, names []string) error {
+// Secret returns the Secret name, nil when it does not exist. The first read of a name
+// starts its informer and waits until it has listed (or ctx ends); later reads are
+// served from it, and a change of the Secret calls changed.
+func (w *secretWatch) Secret(ctx context.Context, name string) (*corev1.Secret, error) {
 	w.mu.Lock()
-	want := map[string]bool{}
-	var started []*nameWatch
-	for _, name := range names {
-		want[name] = true
-		if _, ok := w.watches[name]; !ok {
-			nw := w.start(name)
-			w.watches[name] = nw
-			started = append(started, nw)
-		}
+	nw, ok := w.watches[name]
+	if !ok {
+		nw = w.start(name)
+		w.watches[name] = nw
 	}
+	w.mu.Unlock()
+	if !toolscache.WaitForCacheSync(ctx.Done(), nw.informer.HasSynced) {
+		return nil, fmt.Errorf("list Secret %s/%s: %w", w.namespace, name, ctx.Err())
+	}
+	obj, exists, err := nw.informer.GetStore().GetByKey(w.namespace + "/" + name)
+	if err != nil || !exists {
+		return nil, err
+	}
+	return obj.(*corev1.Secret), nil
+}
+
+// Keep stops the informers of every name but names: the Secrets no peer config uses
+// any more are no longer read.
+func (w *secretWatch) Keep(names []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for name, nw := range w.watches {
-		if !want[name] {
+		if !slices.Contains(names, name) {
 			nw.stop()
 			delete(w.watches, name)
 		}
 	}
-	w.mu.Unlock()
-	for _, nw := range started {
-		if !toolscache.WaitForCacheSync(ctx.Done(), nw.informer.HasSynced) {
-			return fmt.Errorf("list Secrets in %s: %w", w.namespace, ctx.Err())
-		}
-	}
-	return nil
-}
-
-// Get returns the watched Secret name; ok is false when it does not exist or is not
-// watched. The Secret is the informer's own: callers must not modify it.
-func (w *secretWatch) Get(name string) (s *corev1.Secret, ok bool) {
-	w.mu.Lock()
-	nw, watched := w.watches[name]
-	w.mu.Unlock()
-	if !watched {
-		return nil, false
-	}
-	obj, exists, err := nw.informer.GetStore().GetByKey(w.namespace + "/" + name)
-	if err != nil || !exists {
-		return nil, false
-	}
-	return obj.(*corev1.Secret), true
 }
 
 // Watched lists the names being watched, sorted.
@@ -93,14 +81,7 @@ func (w *secretWatch) Watched() []string {
 }
 
 // Stop stops every informer.
-func (w *secretWatch) Stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for name, nw := range w.watches {
-		nw.stop()
-		delete(w.watches, name)
-	}
-}
+func (w *secretWatch) Stop() { w.Keep(nil) }
 
 func (w *secretWatch) start(name string) *nameWatch {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/agent"
 )
 
@@ -43,33 +44,57 @@ func TestSecretWatchReadsOnlyNamedSecrets(t *testing.T) {
 	w := agent.NewSecretWatch(kubernetes.NewForConfigOrDie(cfg), namespace, func() { changes.Add(1) })
 	t.Cleanup(w.Stop)
 
-	if err := w.Want("md5-used"); err != nil {
-		t.Fatalf("watching the one Secret the Role names: %v", err)
+	s, err := w.Secret("md5-used")
+	if err != nil {
+		t.Fatalf("reading the one Secret the Role names: %v", err)
 	}
-	if s, ok := w.Get("md5-used"); !ok || string(s.Data["password"]) != "one" {
-		t.Fatalf("Get(md5-used) = %v, %v", s, ok)
+	if string(s.Data["password"]) != "one" {
+		t.Fatalf("Secret(md5-used) = %v", s)
 	}
-	if _, ok := w.Get("md5-other"); ok {
-		t.Error("a Secret no peer config names is readable through the watch")
+	if got := w.Watched(); !slices.Equal(got, []string{"md5-used"}) {
+		t.Errorf("watched %v, want only md5-used", got)
 	}
 
 	before := changes.Load()
-	s := secret("md5-used", "two")
-	if err := server.Client.Update(ctx, s); err != nil {
+	if err := server.Client.Update(ctx, secret("md5-used", "two")); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 10*time.Second, "the password change seen", func() bool {
-		got, ok := w.Get("md5-used")
-		return ok && string(got.Data["password"]) == "two" && changes.Load() > before
+		got, err := w.Secret("md5-used")
+		return err == nil && got != nil && string(got.Data["password"]) == "two" && changes.Load() > before
 	})
 
-	if err := w.Want(); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Watched(); !slices.Equal(got, nil) {
+	w.Keep()
+	if got := w.Watched(); len(got) != 0 {
 		t.Errorf("watched after no peer config names a Secret: %v", got)
 	}
-	if _, ok := w.Get("md5-used"); ok {
-		t.Error("an unwatched Secret is still served")
+}
+
+// TestAgentFollowsItsSecrets: a peer whose Secret is missing starts when the Secret
+// appears, and a password change reaches the peer — both through the watch of the
+// named Secret alone.
+func TestAgentFollowsItsSecrets(t *testing.T) {
+	const node = "secret-follow"
+	ensureNamespace(t)
+	ctx := context.Background()
+	create(t, testNode(node), peerConfig("pc-secret-follow", 179, "md5-follow"), nodeConfig(node, peer("tor", addrA, 65010, "pc-secret-follow")))
+	routers, _ := startAgent(t, server.Config, node)
+	r := speaker(t, routers)
+	eventually(t, 30*time.Second, "the Secret reported missing", func() bool {
+		return slices.ContainsFunc(getStatus(t, node).FailedResources, func(f kbgpv1.FailedResource) bool { return f.Kind == "Secret" && f.Name == "md5-follow" })
+	})
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "md5-follow"}, Data: map[string][]byte{"password": []byte("one")}}
+	create(t, s)
+	eventually(t, 30*time.Second, "the peer started with the new Secret", func() bool {
+		p, ok := r.Peer(addrA)
+		return ok && p.Password == "one"
+	})
+	s.Data["password"] = []byte("two")
+	if err := server.Client.Update(ctx, s); err != nil {
+		t.Fatal(err)
 	}
+	eventually(t, 30*time.Second, "the password change applied", func() bool {
+		p, ok := r.Peer(addrA)
+		return ok && p.Password == "two"
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 func newPeersCommand(k *kubeOptions) *cobra.Command {
@@ -123,14 +124,17 @@ routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfi
 			if err != nil {
 				return err
 			}
-			objs, err := fetchClusterInput(cmd.Context(), r)
+			cluster, err := nodeinput.ReadCluster(cmd.Context(), nodeinput.Sources{Reader: r})
 			if err != nil {
 				return err
 			}
 			var rows [][]string
 			var counts, notes []string
 			for i := range ncs {
-				in, n := nodeRoutesInput(cmd.Context(), r, &ncs[i], objs, agentNamespace)
+				in, n, err := nodeRoutesInput(cmd.Context(), r, &ncs[i], cluster, agentNamespace)
+				if err != nil {
+					return err
+				}
 				res := intent.Build(in)
 				rows = append(rows, routeRows(ncs[i].Name, res.Desired, wide)...)
 				counts = append(counts, countLines(&ncs[i], res.Desired)...)

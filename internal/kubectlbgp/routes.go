@@ -10,13 +10,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 // Routes are not in the API (status holds per-peer counts only), so the plugin computes
@@ -28,70 +28,39 @@ import (
 // never changes which prefixes a peer is sent.
 var placeholderRouterID = netip.MustParseAddr("0.0.0.1")
 
-// clusterInput is what every node's computation reads.
-type clusterInput struct {
-	peerConfigs    map[string]*kbgpv1.BGPPeerConfig
-	advertisements []kbgpv1.BGPAdvertisement
-	services       []corev1.Service
-	endpointSlices map[types.NamespacedName][]discoveryv1.EndpointSlice
-}
-
-// fetchClusterInput lists the peer configs, advertisements, Services and
-// EndpointSlices once for all nodes.
-func fetchClusterInput(ctx context.Context, r client.Reader) (clusterInput, error) {
-	var pcs kbgpv1.BGPPeerConfigList
-	var ads kbgpv1.BGPAdvertisementList
-	var svcs corev1.ServiceList
-	var eps discoveryv1.EndpointSliceList
-	for _, l := range []struct {
-		kind string
-		list client.ObjectList
-	}{{"BGPPeerConfigs", &pcs}, {"BGPAdvertisements", &ads}, {"Services", &svcs}, {"EndpointSlices", &eps}} {
-		if err := r.List(ctx, l.list); err != nil {
-			return clusterInput{}, fmt.Errorf("list %s: %w", l.kind, err)
-		}
-	}
-	out := clusterInput{peerConfigs: map[string]*kbgpv1.BGPPeerConfig{}, advertisements: ads.Items, services: svcs.Items,
-		endpointSlices: map[types.NamespacedName][]discoveryv1.EndpointSlice{}}
-	for i := range pcs.Items {
-		out.peerConfigs[pcs.Items[i].Name] = &pcs.Items[i]
-	}
-	for _, s := range eps.Items {
-		if svc, ok := intent.EndpointSliceService(&s); ok {
-			out.endpointSlices[svc] = append(out.endpointSlices[svc], s)
-		}
-	}
-	return out, nil
-}
-
-// nodeRoutesInput completes intent's input for one node: its Node, the Secrets its peer
-// configs name (or placeholders) and its router IDs from status (or placeholders).
-func nodeRoutesInput(ctx context.Context, r client.Reader, nc *kbgpv1.BGPNodeConfig, objs clusterInput, agentNamespace string) (intent.Input, []string) {
-	in := intent.Input{NodeConfig: nc, PeerConfigs: objs.peerConfigs, Secrets: map[string]*corev1.Secret{},
-		Advertisements: objs.advertisements, Services: objs.services, EndpointSlices: objs.endpointSlices,
-		RouterIDs: map[int64]netip.Addr{}}
+// nodeRoutesInput is the agent's input for one node, gathered as the agent gathers it
+// (nodeinput), with what only the agent knows replaced: its Node as read now, its
+// router IDs from status (or placeholders), and Secrets the user cannot read (a
+// placeholder password: a password never changes what is advertised). Each replacement
+// is said in a note. Unlike the agent the plugin cannot see the node's VRF devices: a
+// peer in a missing VRF is computed as if it ran, and its count differs from the
+// reported one; nor what the speakers run now: a peer whose objects are missing is
+// computed as not running, where the agent keeps its last good configuration.
+func nodeRoutesInput(ctx context.Context, r client.Reader, nc *kbgpv1.BGPNodeConfig, cluster nodeinput.Cluster, agentNamespace string) (intent.Input, []string, error) {
 	var notes []string
+	secret := func(ctx context.Context, name string) (*corev1.Secret, error) {
+		s := &corev1.Secret{}
+		if err := r.Get(ctx, types.NamespacedName{Namespace: agentNamespace, Name: name}, s); err == nil {
+			return s, nil
+		}
+		notes = append(notes, fmt.Sprintf("Secret %s/%s not readable: routes computed as if it existed (see kubectl bgp peers for the session)", agentNamespace, name))
+		return &corev1.Secret{Data: map[string][]byte{"password": []byte("placeholder")}}, nil
+	}
+	in, err := nodeinput.ForNode(ctx, nodeinput.Sources{Reader: r, Secret: secret}, cluster, nc)
+	if err != nil {
+		return in, nil, err
+	}
 	node := &corev1.Node{}
 	if err := r.Get(ctx, types.NamespacedName{Name: nc.Name}, node); err != nil {
 		notes = append(notes, fmt.Sprintf("node %s: %v: no pod CIDRs and no Local endpoints can be computed", nc.Name, err))
 	} else {
 		in.Node = node
 	}
-	for _, name := range referencedSecrets(nc, objs.peerConfigs) {
-		s := &corev1.Secret{}
-		if err := r.Get(ctx, types.NamespacedName{Namespace: agentNamespace, Name: name}, s); err == nil {
-			in.Secrets[name] = s
-			continue
-		}
-		// The password never changes what is advertised; only whether the session
-		// starts, which the agent's status reports.
-		in.Secrets[name] = &corev1.Secret{Data: map[string][]byte{"password": []byte("placeholder")}}
-		notes = append(notes, fmt.Sprintf("Secret %s/%s not readable: routes computed as if it existed (see kubectl bgp peers for the session)", agentNamespace, name))
-	}
 	reported := map[int64]string{}
 	for _, inst := range nc.Status.BGPInstances {
 		reported[inst.LocalASN] = inst.RouterID
 	}
+	in.RouterIDs = map[int64]netip.Addr{}
 	for _, inst := range nc.Spec.BGPInstances {
 		if id, err := netip.ParseAddr(reported[inst.LocalASN]); err == nil {
 			in.RouterIDs[inst.LocalASN] = id
@@ -100,23 +69,7 @@ func nodeRoutesInput(ctx context.Context, r client.Reader, nc *kbgpv1.BGPNodeCon
 		in.RouterIDs[inst.LocalASN] = placeholderRouterID
 		notes = append(notes, fmt.Sprintf("instance %d: no router ID reported yet; routes computed anyway", inst.LocalASN))
 	}
-	return in, notes
-}
-
-// referencedSecrets are the Secrets of the node's peer configs, sorted.
-func referencedSecrets(nc *kbgpv1.BGPNodeConfig, pcs map[string]*kbgpv1.BGPPeerConfig) []string {
-	set := map[string]bool{}
-	for _, inst := range nc.Spec.BGPInstances {
-		for _, p := range inst.Peers {
-			if p.PeerConfigRef == nil {
-				continue
-			}
-			if pc, ok := pcs[p.PeerConfigRef.Name]; ok && pc.Spec.AuthSecretRef != nil {
-				set[*pc.Spec.AuthSecretRef] = true
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
+	return in, notes, nil
 }
 
 func routesHeader(wide bool) []string {
