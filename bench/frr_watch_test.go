@@ -115,7 +115,7 @@ func watchFullTable(t *testing.T, f *netlab.FRR, addr string, want, updatesBefor
 // (`show bgp ipv4 unicast BLOCK longer-prefixes json`), cheap when the block is small
 // whatever the size of the rest of the table.
 func routesUnder(f *netlab.FRR, block string) (map[string]bool, error) {
-	out, err := f.Vtysh("show bgp ipv4 unicast " + block + " longer-prefixes json")
+	out, err := f.Command("show bgp ipv4 unicast " + block + " longer-prefixes json")
 	if err != nil {
 		return nil, err
 	}

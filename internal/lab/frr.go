@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/frr"
 	"kbgp.io/kbgp/internal/intent"
 )
 
@@ -25,9 +25,9 @@ const frrBgpd = "/usr/lib/frr/bgpd"
 // frrRouter is FRR's bgpd as the lab's upstream router: a process on the loopback
 // without zebra (-Z: nothing is installed in the kernel), read through vtysh's JSON.
 type frrRouter struct {
-	cmd    *exec.Cmd
-	vtyDir string
-	done   chan struct{}
+	vty  frr.VTY
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
 // startFRR starts bgpd listening on addr:port with a passive neighbor per node. bgpd
@@ -60,10 +60,10 @@ func startFRR(port uint16) (*frrRouter, error) {
 		_ = os.RemoveAll(vtyDir)
 		return nil, fmt.Errorf("start bgpd: %w", err)
 	}
-	f := &frrRouter{cmd: cmd, vtyDir: vtyDir, done: make(chan struct{})}
+	f := &frrRouter{cmd: cmd, vty: frr.VTY{Dir: vtyDir, Timeout: 10 * time.Second}, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(f.done) }()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := f.vtysh("show bgp summary json"); err == nil {
+		if _, err := f.vty.Command("show bgp summary json"); err == nil {
 			return f, nil
 		} else if time.Now().After(deadline) {
 			f.Stop()
@@ -114,30 +114,14 @@ func (f *frrRouter) Stop() {
 		_ = f.cmd.Process.Kill()
 		<-f.done
 	}
-	_ = os.RemoveAll(f.vtyDir)
-}
-
-func (f *frrRouter) vtysh(command string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "vtysh", "--vty_socket", f.vtyDir, "-c", command).Output()
-	if err != nil {
-		return nil, fmt.Errorf("vtysh %q: %w", command, err)
-	}
-	return out, nil
+	_ = os.RemoveAll(f.vty.Dir)
 }
 
 // Sessions returns the state of every neighbor, in FRR's names (which are BGP's).
 func (f *frrRouter) Sessions(context.Context) (map[netip.Addr]bgp.SessionState, error) {
-	out, err := f.vtysh("show bgp neighbors json")
+	neighbors, err := f.vty.Neighbors()
 	if err != nil {
 		return nil, err
-	}
-	var neighbors map[string]struct {
-		State string `json:"bgpState"`
-	}
-	if err := json.Unmarshal(out, &neighbors); err != nil {
-		return nil, fmt.Errorf("decode FRR neighbors: %w", err)
 	}
 	sessions := map[netip.Addr]bgp.SessionState{}
 	for addr, n := range neighbors {
@@ -148,49 +132,21 @@ func (f *frrRouter) Sessions(context.Context) (map[netip.Addr]bgp.SessionState, 
 	return sessions, nil
 }
 
-// frrPath is what the lab reads of one path in "show bgp AFI unicast json detail"
-// (FRR 8.4 lists communities only in the detail form).
-type frrPath struct {
-	Peer struct {
-		ID string `json:"peerId"`
-	} `json:"peer"`
-	ASPath struct {
-		Segments []struct {
-			List []uint32 `json:"list"`
-		} `json:"segments"`
-	} `json:"aspath"`
-	Community struct {
-		List []string `json:"list"`
-	} `json:"community"`
-	LargeCommunity struct {
-		List []string `json:"list"`
-	} `json:"largeCommunity"`
-	Nexthops []struct {
-		IP string `json:"ip"`
-	} `json:"nexthops"`
-}
-
 // Received returns every path of both families, one per neighbor and prefix.
 func (f *frrRouter) Received(context.Context) ([]bgp.ReceivedRoute, error) {
 	var out []bgp.ReceivedRoute
 	for _, afi := range []string{"ipv4", "ipv6"} {
-		raw, err := f.vtysh("show bgp " + afi + " unicast json detail")
+		table, err := f.vty.Routes(afi)
 		if err != nil {
 			return nil, err
 		}
-		var table struct {
-			Routes map[string][]json.RawMessage `json:"routes"`
-		}
-		if err := json.Unmarshal(raw, &table); err != nil {
-			return nil, fmt.Errorf("decode FRR %s table: %w", afi, err)
-		}
-		for prefix, elems := range table.Routes {
+		for prefix, route := range table {
 			p, err := netip.ParsePrefix(prefix)
 			if err != nil {
 				continue
 			}
-			for _, e := range elems {
-				if r, ok := decodeFRRPath(p, e); ok {
+			for _, path := range route.Paths {
+				if r, ok := receivedRoute(p, path); ok {
 					out = append(out, r)
 				}
 			}
@@ -200,30 +156,28 @@ func (f *frrRouter) Received(context.Context) ([]bgp.ReceivedRoute, error) {
 	return out, nil
 }
 
-// decodeFRRPath reads one element of a prefix's array; the header element (prefix
-// and version, no peer) is not a path.
-func decodeFRRPath(prefix netip.Prefix, raw json.RawMessage) (bgp.ReceivedRoute, bool) {
-	var p frrPath
-	if json.Unmarshal(raw, &p) != nil {
-		return bgp.ReceivedRoute{}, false
-	}
-	neighbor, err := netip.ParseAddr(p.Peer.ID)
-	if err != nil {
+// receivedRoute is one FRR path as the lab reports it; a path FRR originated itself
+// (no peer) is not one.
+func receivedRoute(prefix netip.Prefix, p frr.Path) (bgp.ReceivedRoute, bool) {
+	neighbor, err := netip.ParseAddr(p.PeerID)
+	if err != nil || neighbor.IsUnspecified() {
 		return bgp.ReceivedRoute{}, false
 	}
 	r := bgp.ReceivedRoute{Neighbor: neighbor, Prefix: prefix}
 	if len(p.Nexthops) > 0 {
 		r.NextHop, _ = netip.ParseAddr(p.Nexthops[0].IP)
 	}
-	for _, s := range p.ASPath.Segments {
-		r.ASPath = append(r.ASPath, s.List...)
+	for _, asn := range strings.Fields(p.ASPath) {
+		if v, err := strconv.ParseUint(asn, 10, 32); err == nil {
+			r.ASPath = append(r.ASPath, uint32(v))
+		}
 	}
-	for _, c := range p.Community.List {
+	for _, c := range p.Communities {
 		if v, err := intent.ParseStandardCommunity(c); err == nil {
 			r.Attributes.Communities = append(r.Attributes.Communities, v)
 		}
 	}
-	for _, c := range p.LargeCommunity.List {
+	for _, c := range p.LargeCommunities {
 		if v, err := intent.ParseLargeCommunity(c); err == nil {
 			r.Attributes.LargeCommunities = append(r.Attributes.LargeCommunities, v)
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/frr"
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
@@ -226,12 +227,12 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		if n.Capabilities.GracefulRestart == "" || n.Capabilities.GracefulRestart == "advertised" {
 			t.Errorf("graceful restart capability %q: kbgp did not advertise it", n.Capabilities.GracefulRestart)
 		}
-		r := tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r netlab.FRRRoute) bool { return r.HasCommunity("65001:100") })
+		r := tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r frr.Route) bool { return r.HasCommunity("65001:100") })
 		if r.Nexthop != "198.51.100.1" {
 			t.Errorf("pod CIDR next hop %q, want 198.51.100.1", r.Nexthop)
 		}
-		tp.frr.WaitRoute(t, "ipv6", podCIDR6, sessionTimeout, func(netlab.FRRRoute) bool { return true })
-		tp.frrMH.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(netlab.FRRRoute) bool { return true })
+		tp.frr.WaitRoute(t, "ipv6", podCIDR6, sessionTimeout, func(frr.Route) bool { return true })
+		tp.frrMH.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(frr.Route) bool { return true })
 		netlab.WaitFor(t, sessionTimeout, 500*time.Millisecond, func() (bool, string) {
 			routes, err := tp.bird.Routes("master4")
 			_, ok := routes[podCIDR4]
@@ -432,7 +433,7 @@ func TestPeeringWithRealRouters(t *testing.T) {
 		if err := tp.agent.proc.Err(); err != nil {
 			t.Errorf("agent exit: %v\n%s", err, tail(tp.agent.proc.Log()))
 		}
-		r := tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r netlab.FRRRoute) bool { return r.Stale })
+		r := tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r frr.Route) bool { return r.Stale })
 		if !r.HasCommunity("65001:100") {
 			t.Errorf("stale route lost its community: %+v", r)
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,11 +279,11 @@ type BIRDRoute struct {
 }
 
 // HasCommunity reports whether the route carries community c ("65000:1").
-func (r BIRDRoute) HasCommunity(c string) bool { return contains(r.Communities, c) }
+func (r BIRDRoute) HasCommunity(c string) bool { return slices.Contains(r.Communities, c) }
 
 // HasLargeCommunity reports whether the route carries large community c
 // ("65000:1:2").
-func (r BIRDRoute) HasLargeCommunity(c string) bool { return contains(r.LargeCommunities, c) }
+func (r BIRDRoute) HasLargeCommunity(c string) bool { return slices.Contains(r.LargeCommunities, c) }
 
 // Routes returns "birdc show route all table TABLE" (TABLE "" means all
 // tables) keyed by prefix; the value is the primary route with the others in

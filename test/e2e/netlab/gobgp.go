@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,7 +228,7 @@ type GoBGPPath struct {
 }
 
 // HasCommunity reports whether the path carries community c ("65000:1").
-func (p GoBGPPath) HasCommunity(c string) bool { return contains(p.Communities, c) }
+func (p GoBGPPath) HasCommunity(c string) bool { return slices.Contains(p.Communities, c) }
 
 type gobgpPathJSON struct {
 	Best       bool              `json:"best"`

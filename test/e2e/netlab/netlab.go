@@ -456,3 +456,11 @@ func Poll(timeout, interval time.Duration, cond func() (bool, string)) error {
 	}
 	return fmt.Errorf("condition not met within %s (%d polls): %s", timeout, maxPolls, last)
 }
+
+// truncate shortens command output quoted in an error.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "...(truncated)"
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kbgp.io/kbgp/internal/frr"
 )
 
 const (
@@ -38,7 +40,7 @@ func TestRoutersTopology(t *testing.T) {
 	lab.Link(r1, "to-gobgp", []string{"10.1.1.1/30", "2001:db8:2::1/64"},
 		r3, "to-frr", []string{"10.1.1.2/30", "2001:db8:2::2/64"})
 
-	frr := StartFRR(r1, FRRConfig{
+	fr := StartFRR(r1, FRRConfig{
 		ASN:         frrASN,
 		RouterID:    "10.1.0.1",
 		ListenAddrs: []string{"10.1.0.1", "2001:db8:1::1", "10.1.1.1", "2001:db8:2::1"},
@@ -133,13 +135,13 @@ protocol bgp frr6 {
 `)
 
 	const timeout = 30 * time.Second
-	n4 := frr.WaitNeighborState(t, "10.1.0.2", "Established", timeout)
-	frr.WaitNeighborState(t, "2001:db8:1::2", "Established", timeout)
-	frr.WaitNeighborState(t, "10.1.1.2", "Established", timeout)
+	n4 := fr.WaitNeighborState(t, "10.1.0.2", "Established", timeout)
+	fr.WaitNeighborState(t, "2001:db8:1::2", "Established", timeout)
+	fr.WaitNeighborState(t, "10.1.1.2", "Established", timeout)
 	p4 := bird.WaitEstablished(t, "frr4", timeout)
 	bird.WaitEstablished(t, "frr6", timeout)
 	gn := gobgp.WaitEstablished(t, "10.1.1.1", timeout)
-	frr.WaitNeighborState(t, "2001:db8:2::2", "Established", timeout)
+	fr.WaitNeighborState(t, "2001:db8:2::2", "Established", timeout)
 	gobgp.WaitEstablished(t, "2001:db8:2::1", timeout)
 
 	if n4.RemoteRouterID != "10.1.0.2" || n4.RemoteAS != birdASN {
@@ -163,7 +165,7 @@ protocol bgp frr6 {
 
 	// BIRD's static prefix reaches FRR with its communities and the
 	// local-preference set by FRR's import route-map.
-	r := frr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, nil)
+	r := fr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, nil)
 	if !r.HasCommunity("65020:100") || !r.HasLargeCommunity("65020:1:2") {
 		t.Errorf("FRR route 203.0.113.0/24: communities %v large %v", r.Communities, r.LargeCommunities)
 	}
@@ -193,7 +195,7 @@ protocol bgp frr6 {
 	}
 
 	// IPv6: BIRD -> FRR -> gobgpd.
-	r6 := frr.WaitRoute(t, "ipv6", "2001:db8:100::/48", timeout, nil)
+	r6 := fr.WaitRoute(t, "ipv6", "2001:db8:100::/48", timeout, nil)
 	if r6.Nexthop != "2001:db8:1::2" || !r6.HasCommunity("65020:600") {
 		t.Errorf("FRR route 2001:db8:100::/48: %+v", r6)
 	}
@@ -213,7 +215,7 @@ protocol bgp frr6 {
 	if err := gobgp.AddRoute("ipv4", "172.16.50.0/24", "nexthop", "10.1.1.2", "community", "65030:7"); err != nil {
 		t.Fatal(err)
 	}
-	gr := frr.WaitRoute(t, "ipv4", "172.16.50.0/24", timeout, nil)
+	gr := fr.WaitRoute(t, "ipv4", "172.16.50.0/24", timeout, nil)
 	if !gr.HasCommunity("65030:7") || gr.Nexthop != "10.1.1.2" || gr.ASPath != "65030" {
 		t.Errorf("FRR route from gobgpd: %+v", gr)
 	}
@@ -222,7 +224,7 @@ protocol bgp frr6 {
 	if err := bird.DisableProtocol("frr4"); err != nil {
 		t.Fatal(err)
 	}
-	down := frr.WaitNeighborState(t, "10.1.0.2", "Active", timeout)
+	down := fr.WaitNeighborState(t, "10.1.0.2", "Active", timeout)
 	if down.MessageStats.NotificationsRecv < 1 || down.ConnectionsDropped < 1 {
 		t.Errorf("FRR after BIRD disable: notifications received %d, dropped %d, last reset %q",
 			down.MessageStats.NotificationsRecv, down.ConnectionsDropped, down.LastResetDueTo)
@@ -232,12 +234,12 @@ protocol bgp frr6 {
 	if err := bird.EnableProtocol("frr4"); err != nil {
 		t.Fatal(err)
 	}
-	up := frr.WaitNeighborState(t, "10.1.0.2", "Established", timeout)
+	up := fr.WaitNeighborState(t, "10.1.0.2", "Established", timeout)
 	if up.ConnectionsEstablished < 2 {
 		t.Errorf("FRR: connectionsEstablished %d after re-enable", up.ConnectionsEstablished)
 	}
 	bird.WaitEstablished(t, "frr4", timeout)
-	frr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, nil)
+	fr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, nil)
 
 	// Cutting the link takes the sessions down (hold time 9 s on the IPv4
 	// one); not waited for here to keep the test short. Instead, a BIRD
@@ -246,9 +248,9 @@ protocol bgp frr6 {
 	if err := bird.Proc.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	st := frr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, func(r FRRRoute) bool { return r.Stale })
+	st := fr.WaitRoute(t, "ipv4", "203.0.113.0/24", timeout, func(r frr.Route) bool { return r.Stale })
 	t.Logf("FRR route after BIRD crash: stale=%v", st.Stale)
-	nb, err := frr.Neighbor("10.1.0.2")
+	nb, err := fr.Neighbor("10.1.0.2")
 	if err != nil {
 		t.Fatal(err)
 	}
