@@ -26,15 +26,8 @@ func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
 	if err := server.EnsureNamespace(t.Context(), ns); err != nil {
 		t.Fatal(err)
 	}
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "faults"}}
-	pc := peerConfig("faults", 1179, "")
-	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}
-	create(t, testNode(node), pc,
-		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "faults", Labels: map[string]string{"advertise": "faults"}},
-			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
-				Selector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": ns}},
-				Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.40.0/24"}}}}}},
-		nodeConfig(node, peer("tor", addrA, 65010, "faults")))
+	pc, ad := externalIPSetup("faults", inNamespace(ns), "100.64.40.0/24")
+	create(t, testNode(node), pc, ad, nodeConfig(node, peer("tor", addrA, 65010, "faults")))
 
 	routers := &bgpfake.Factory{}
 	routers.Faults.FailNext(bgpfake.OpAddPeer, errors.New("speaker refused the peer"))

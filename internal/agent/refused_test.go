@@ -23,15 +23,8 @@ func TestRefusedAddressIsReportedNotDropped(t *testing.T) {
 	if err := server.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "refused"}}
-	pc := peerConfig("refused", 1179, "")
-	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}
-	create(t, testNode(node), pc,
-		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "refused-ext", Labels: map[string]string{"advertise": "refused"}},
-			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
-				Selector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": ns}},
-				Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.20.0/24"}}}}}},
-		nodeConfig(node, peer("tor", addrA, 65010, "refused")))
+	pc, ad := externalIPSetup("refused-ext", inNamespace(ns), "100.64.20.0/24")
+	create(t, testNode(node), pc, ad, nodeConfig(node, peer("tor", addrA, 65010, "refused-ext")))
 	routers, _ := startAgent(t, server.Config, node)
 	r := speaker(t, routers)
 

@@ -35,6 +35,25 @@ func externalService(name, ip string, local bool) *corev1.Service {
 	return svc
 }
 
+// externalIPSetup is a peer config named name whose IPv4 family sends the
+// advertisement of the same name: the external IPs inside allowed of the Services that
+// selector selects (nil: every Service).
+func externalIPSetup(name string, selector *kbgpv1.LabelSelector, allowed kbgpv1.CIDR) (*kbgpv1.BGPPeerConfig, *kbgpv1.BGPAdvertisement) {
+	pc := peerConfig(name, 1179, "")
+	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast,
+		Advertisements: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(name)}}}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"advertise": name}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
+			Selector: selector,
+			Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{allowed}}}}}}
+	return pc, ad
+}
+
+// inNamespace selects the Services of one namespace.
+func inNamespace(ns string) *kbgpv1.LabelSelector {
+	return &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": kbgpv1.LabelValue(ns)}}
+}
+
 func hostRoute(ip string) netip.Prefix { return netip.PrefixFrom(netip.MustParseAddr(ip), 32) }
 
 // batchesSettle waits until the speaker advertises want prefixes to addrA, then
@@ -74,13 +93,8 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 	if err := server.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: svcNamespace}}); err != nil {
 		t.Fatal(err)
 	}
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "hot-path"}}
-	pc := peerConfig("hot-path", 1179, "")
-	pc.Spec.Families = []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}
-	create(t, testNode(node), pc,
-		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "hot-path", Labels: map[string]string{"advertise": "hot-path"}},
-			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
-				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"100.64.0.0/16"}}}}}})
+	pc, ad := externalIPSetup("hot-path", nil, "100.64.0.0/16")
+	create(t, testNode(node), pc, ad)
 	for i := range existing {
 		create(t, externalService(fmt.Sprintf("bulk-%d", i), fmt.Sprintf("100.64.%d.%d", i/250, i%250+1), false))
 	}
