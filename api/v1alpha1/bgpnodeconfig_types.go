@@ -186,6 +186,17 @@ type BGPNodePeerStatus struct {
 	// +optional
 	PeeringState PeeringState `json:"peeringState,omitempty"`
 
+	// Reason says, in one CamelCase word, why the session is held down when kbgp holds
+	// it down, e.g. MaxPrefixExceeded; empty otherwise.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Reason string `json:"reason,omitempty"`
+
+	// Message explains Reason.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Message string `json:"message,omitempty"`
+
 	// EstablishedTime is when the session last reached Established: a time, never a
 	// ticking uptime, so a steady session causes no status writes.
 	// +optional

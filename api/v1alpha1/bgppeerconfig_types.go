@@ -130,6 +130,16 @@ type BGPFamily struct {
 	// this family; an empty selector selects every BGPAdvertisement.
 	// +optional
 	Advertisements *LabelSelector `json:"advertisements,omitempty"`
+
+	// MaxPrefixes caps the routes the peer may send in this family (kbgp imports none,
+	// but each is held in memory). Past the cap the session is closed (Cease, maximum
+	// number of prefixes reached) and held down, with reason MaxPrefixExceeded in the
+	// node's status, until the limit is raised or a retry finds the peer within it.
+	// Unset: no cap.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	MaxPrefixes *int64 `json:"maxPrefixes,omitempty"`
 }
 
 // BGPPeerConfig is a reusable peer configuration referenced from cluster configs.

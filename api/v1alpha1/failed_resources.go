@@ -46,14 +46,14 @@ func NormalizeFailedResources(in []FailedResource, limit int) []FailedResource {
 		out[limit-1].Message = fmt.Sprintf("(%d more failed resources not listed) %s", more, out[limit-1].Message)
 	}
 	for i := range out {
-		out[i].Message = cutMessage(out[i].Message, MaxFailedResourceMessage)
+		out[i].Message = TruncateMessage(out[i].Message, MaxFailedResourceMessage)
 	}
 	return out
 }
 
-// cutMessage shortens s to at most limit bytes, ending in "..." when cut, without
-// splitting a UTF-8 character.
-func cutMessage(s string, limit int) string {
+// TruncateMessage shortens s to at most limit bytes, ending in "..." when cut, without
+// splitting a UTF-8 character: status messages have schema bounds.
+func TruncateMessage(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}

@@ -94,6 +94,9 @@ type Peer struct {
 	Password Password
 	// BindDevice is the VRF (or interface) the session's socket is bound to.
 	BindDevice string
+	// MaxPrefixes caps the routes the peer may send, per family (absent: no cap). Past
+	// it the speaker closes the session and holds it down (PeerStatus.HeldDown).
+	MaxPrefixes map[Family]uint32
 }
 
 // Password is a TCP MD5 key. Its String and GoString methods redact it, so a Peer can

@@ -43,7 +43,13 @@ type PeerStatus struct {
 	// ReceivedByFamily counts the prefixes received from the peer per address family
 	// (none are ever imported).
 	ReceivedByFamily map[Family]uint64
+	// HeldDown says why the speaker holds the session down ("" when it does not), e.g.
+	// HeldDownMaxPrefixes; HeldDownDetail explains it.
+	HeldDown, HeldDownDetail string
 }
+
+// HeldDownMaxPrefixes: the peer sent more routes than its MaxPrefixes allow.
+const HeldDownMaxPrefixes = "MaxPrefixExceeded"
 
 // Received is the number of prefixes received over all families.
 func (s PeerStatus) Received() uint64 {

@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"maps"
 	"net/netip"
 	"strings"
 	"testing"
@@ -234,5 +235,18 @@ func TestBuildWithoutRouterIDStartsNothing(t *testing.T) {
 	in.Previous = prev
 	if got := Build(in).Desired; !cmp.Equal(got, prev, cmpOpts...) {
 		t.Fatalf("an instance that lost its router ID does not keep running as it was: %+v", got)
+	}
+}
+
+func TestMaxPrefixesPerFamily(t *testing.T) {
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "capped"}, Spec: kbgpv1.BGPPeerConfigSpec{Families: []kbgpv1.BGPFamily{
+		{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, MaxPrefixes: ptr.To[int64](1000)},
+		{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast},
+	}}}
+	in := Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "capped")), Node: node(),
+		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"capped": pc}}
+	got := build(in).Desired.Instances[bgp.InstanceKey{LocalASN: 65001}].Peers["tor"].MaxPrefixes
+	if want := map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000}; !maps.Equal(got, want) {
+		t.Errorf("MaxPrefixes = %v, want %v (none for IPv6)", got, want)
 	}
 }

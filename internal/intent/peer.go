@@ -74,6 +74,12 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			}
 			p.Families = append(p.Families, fam)
 			ads = append(ads, familyAdvertisements{family: fam, selector: f.Advertisements})
+			if f.MaxPrefixes != nil {
+				if p.MaxPrefixes == nil {
+					p.MaxPrefixes = map[bgp.Family]uint32{}
+				}
+				p.MaxPrefixes[fam] = uint32(*f.MaxPrefixes)
+			}
 		}
 	}
 	if spec.AuthSecretRef != nil {

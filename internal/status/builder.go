@@ -16,6 +16,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/routerid"
+	"kbgp.io/kbgp/internal/sanitize"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
@@ -115,6 +116,7 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 		return out
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
+	out.Reason, out.Message = snap.Status.HeldDown, kbgpv1.TruncateMessage(sanitize.Line(snap.Status.HeldDownDetail), maxPeerMessage)
 	out.RoutesReceived = int64(snap.Status.Received())
 	out.RoutesAdvertised = int64(snap.Advertised())
 	if snap.Status.State == bgp.StateEstablished {
@@ -224,3 +226,6 @@ func truncate(s string) string {
 	}
 	return s[:maxMessage] + "..."
 }
+
+// maxPeerMessage is the schema's bound on a peer's status message.
+const maxPeerMessage = 256

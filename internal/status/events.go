@@ -16,6 +16,9 @@ import (
 const (
 	EventPeerEstablished = "PeerEstablished"
 	EventPeerDown        = "PeerDown"
+	// EventMaxPrefixExceeded: the speaker holds a session down because the peer sent
+	// more routes than its maxPrefixes allow.
+	EventMaxPrefixExceeded = bgp.HeldDownMaxPrefixes
 )
 
 // Event is one Kubernetes event to record on the node's BGPNodeConfig.
@@ -43,6 +46,10 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot) []Event
 			reconnected := up && wasUp && (dropped || !now.Status.EstablishedSince.Equal(was.Status.EstablishedSince))
 			if (wasUp && !up) || reconnected || (!wasUp && !up && dropped) {
 				out = append(out, Event{corev1.EventTypeWarning, EventPeerDown, peerDownMessage(key, name, now)})
+			}
+			if now.Status.HeldDown != "" && (!known || was.Status.HeldDown == "") {
+				out = append(out, Event{corev1.EventTypeWarning, now.Status.HeldDown,
+					fmt.Sprintf("%s held down: %s", describePeer(key, name, now), sanitize.Line(now.Status.HeldDownDetail))})
 			}
 			if (up && !wasUp) || reconnected {
 				out = append(out, Event{corev1.EventTypeNormal, EventPeerEstablished, fmt.Sprintf("%s Established", describePeer(key, name, now))})

@@ -41,6 +41,9 @@ func toAPIPeer(p bgp.Peer) *api.Peer {
 	}
 	for _, f := range p.Families {
 		afi := &api.AfiSafi{Config: &api.AfiSafiConfig{Family: apiFamily(f), Enabled: true}}
+		if limit, ok := p.MaxPrefixes[f]; ok {
+			afi.PrefixLimits = &api.PrefixLimit{Family: apiFamily(f), MaxPrefixes: limit}
+		}
 		if p.GracefulRestart.Enabled {
 			afi.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
 		}

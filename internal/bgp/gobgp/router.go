@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/netip"
 	"sync"
 
@@ -70,7 +71,7 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 	}
 	if err == nil {
 		r.mu.Lock()
-		r.sessions[p.Address] = &session{}
+		r.sessions[p.Address] = &session{limits: maps.Clone(p.MaxPrefixes)}
 		r.mu.Unlock()
 		if err = r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p)}); err != nil {
 			r.forget(p.Address)
@@ -91,6 +92,7 @@ func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
 	if _, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p)}); err != nil {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
 	}
+	r.limitsRaised(p)
 	return nil
 }
 
@@ -133,6 +135,9 @@ func (r *router) Stop(ctx context.Context, gracefulRestart bool) error {
 
 func (r *router) forget(addr netip.Addr) {
 	r.mu.Lock()
+	if s, ok := r.sessions[addr]; ok && s.held != nil {
+		s.held.retry.Stop()
+	}
 	delete(r.sessions, addr)
 	r.mu.Unlock()
 }

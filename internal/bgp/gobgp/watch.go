@@ -19,6 +19,13 @@ type session struct {
 	establishedSince time.Time
 	lastDownReason   string
 	drops            uint64
+	// limits are the peer's maxPrefixes; held is set while the peer is held down for
+	// exceeding them (see holddown.go), and lastBackoff is the last hold-down's length.
+	limits      map[bgp.Family]uint32
+	held        *heldDown
+	lastBackoff time.Duration
+	// enabledAt is when a held-down peer was last re-enabled.
+	enabledAt time.Time
 }
 
 // watch follows peer state changes. The callback only records the change and calls
@@ -53,8 +60,10 @@ func (r *router) recordState(st apiutil.PeerState, at time.Time) {
 		if s.establishedSince.IsZero() {
 			s.establishedSince = at
 		}
+		s.lastBackoff = 0 // within its limits again
 		return
 	}
+	r.noteAdminState(st.NeighborAddress, s, st.AdminState, at)
 	if !s.establishedSince.IsZero() {
 		s.lastDownReason = downReason(st)
 		s.drops++
@@ -105,6 +114,10 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	}
 	r.mu.Lock()
 	if s, ok := r.sessions[addr]; ok {
+		r.noteAdminState(addr, s, p.GetState().GetAdminState(), time.Now())
+		if s.held != nil {
+			st.HeldDown, st.HeldDownDetail = bgp.HeldDownMaxPrefixes, heldDownDetail(s)
+		}
 		st.LastDownReason = s.lastDownReason
 		st.Drops = s.drops
 		if st.EstablishedSince.IsZero() && st.State == bgp.StateEstablished {
