@@ -67,7 +67,20 @@ type BGPInstanceSettings struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	LocalPort *int32 `json:"localPort,omitempty"`
+
+	// ListenAddresses are the addresses the listener binds when LocalPort is set. Empty:
+	// the node's InternalIP addresses (never every address of the node). Ignored for a
+	// speaker bound to a VRF, whose listener is bound to the VRF device.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	ListenAddresses []IPAddress `json:"listenAddresses,omitempty"`
 }
+
+// IPAddress is an IPv4 or IPv6 address literal.
+// +kubebuilder:validation:MaxLength=45
+// +kubebuilder:validation:XValidation:rule="isIP(self)",message="must be an IPv4 or IPv6 address"
+type IPAddress string
 
 // BGPPeer is one BGP neighbour of an instance.
 type BGPPeer struct {

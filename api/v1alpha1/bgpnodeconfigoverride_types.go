@@ -36,6 +36,12 @@ type BGPInstanceOverride struct {
 	// +kubebuilder:validation:Maximum=65535
 	LocalPort *int32 `json:"localPort,omitempty"`
 
+	// ListenAddresses replaces the instance's listen addresses on this node.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	ListenAddresses []IPAddress `json:"listenAddresses,omitempty"`
+
 	// Peers are matched to the instance's peers by name.
 	// +optional
 	// +listType=map

@@ -358,6 +358,11 @@ func (in *BGPInstanceOverride) DeepCopyInto(out *BGPInstanceOverride) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.ListenAddresses != nil {
+		in, out := &in.ListenAddresses, &out.ListenAddresses
+		*out = make([]IPAddress, len(*in))
+		copy(*out, *in)
+	}
 	if in.Peers != nil {
 		in, out := &in.Peers, &out.Peers
 		*out = make([]BGPPeerOverride, len(*in))
@@ -384,6 +389,11 @@ func (in *BGPInstanceSettings) DeepCopyInto(out *BGPInstanceSettings) {
 		in, out := &in.LocalPort, &out.LocalPort
 		*out = new(int32)
 		**out = **in
+	}
+	if in.ListenAddresses != nil {
+		in, out := &in.ListenAddresses, &out.ListenAddresses
+		*out = make([]IPAddress, len(*in))
+		copy(*out, *in)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type agentOptions struct {
 	namespace          string
 	metricsAddress     string
 	healthProbeAddress string
+	metricsSecure      bool
 }
 
 // validate applies the environment defaults and fails fast on what the agent cannot
@@ -70,8 +72,9 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	o.client.addFlags(f)
 	f.StringVar(&o.nodeName, "node-name", "", "name of the Node this agent runs on (default $"+envNodeName+", required)")
 	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultNamespace+")")
-	f.StringVar(&o.metricsAddress, "metrics-bind-address", ":9080", "address of the Prometheus /metrics endpoint; 0 disables it")
-	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", ":9081", "address of the /healthz and /readyz endpoints")
+	f.StringVar(&o.metricsAddress, "metrics-bind-address", hostBind("9080"), "address of the Prometheus /metrics endpoint (default $"+envHostIP+":9080, else :9080); 0 disables it")
+	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
+	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics)")
 	return cmd
 }
 
@@ -89,7 +92,19 @@ func runAgent(o agentOptions) error {
 		Namespace:          o.namespace,
 		MetricsAddress:     o.metricsAddress,
 		HealthProbeAddress: o.healthProbeAddress,
+		MetricsSecure:      o.metricsSecure,
 		Routers:            gobgp.Factory{Logger: logger},
 		Logger:             logger,
 	})
+}
+
+// envHostIP is the node's address the DaemonSet passes from the downward API
+// (status.hostIP): on the host network, an endpoint bound to ":port" would listen on
+// every address of the node, public ones included.
+const envHostIP = "HOST_IP"
+
+// hostBind is the default bind address of an agent endpoint: the host IP when the
+// environment gives one, else every address.
+func hostBind(port string) string {
+	return net.JoinHostPort(os.Getenv(envHostIP), port)
 }

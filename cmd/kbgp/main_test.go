@@ -83,3 +83,20 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("version printed %q, %v", out, err)
 	}
 }
+
+func TestAgentEndpointsBindTheHostIP(t *testing.T) {
+	t.Setenv(envHostIP, "10.1.2.3")
+	f := newAgentCommand().Flags()
+	for flag, want := range map[string]string{"metrics-bind-address": "10.1.2.3:9080", "health-probe-bind-address": "10.1.2.3:9081"} {
+		if got := f.Lookup(flag).DefValue; got != want {
+			t.Errorf("--%s default %q with %s set, want %q", flag, got, envHostIP, want)
+		}
+	}
+	t.Setenv(envHostIP, "")
+	if got := newAgentCommand().Flags().Lookup("metrics-bind-address").DefValue; got != ":9080" {
+		t.Errorf("--metrics-bind-address default %q without %s, want :9080", got, envHostIP)
+	}
+	if f.Lookup("metrics-secure") == nil {
+		t.Error("no --metrics-secure flag")
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -42,8 +43,11 @@ type Options struct {
 	// MetricsAddress and HealthProbeAddress are listen addresses; "0" disables.
 	MetricsAddress     string
 	HealthProbeAddress string
-	Routers            bgp.RouterFactory
-	Logger             *slog.Logger
+	// MetricsSecure serves metrics over HTTPS (a self-signed certificate) to callers the
+	// API server authenticates (TokenReview) and authorises (SubjectAccessReview).
+	MetricsSecure bool
+	Routers       bgp.RouterFactory
+	Logger        *slog.Logger
 	// StatusInterval is the least time between two status writes (default 5 s: at most
 	// 0.2 writes/s per node while sessions change, performance.md B6).
 	StatusInterval time.Duration
@@ -70,7 +74,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Logger:                 logr.FromSlogHandler(o.Logger.Handler()),
-		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddress},
+		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.HealthProbeAddress,
 		// Several agents share one process in `kbgp lab` and in tests; each has its
 		// own manager and reconciler.
@@ -141,4 +145,15 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	writer.markShutdown(stopCtx)
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
 	return errors.Join(runErr, set.Stop(stopCtx, true))
+}
+
+// metricsOptions serve /metrics plainly, or behind controller-runtime's authentication
+// and authorisation filter.
+func metricsOptions(o Options) metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: o.MetricsAddress}
+	if o.MetricsSecure {
+		opts.SecureServing = true
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return opts
 }

@@ -11,6 +11,11 @@ package agent
 // Events go to default only, where Events about cluster-scoped objects such as its
 // BGPNodeConfig live.
 //
+// With --metrics-secure the metrics endpoint asks the API server who a caller is and
+// whether it may get /metrics (TokenReview, SubjectAccessReview).
+//
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch

@@ -129,6 +129,15 @@ func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 	g := bgp.Global{ASN: key.LocalASN, RouterID: b.routerID, BindDevice: key.VRF}
 	if b.inst.LocalPort != nil && vrfListens(b.inst, key.VRF) {
 		g.ListenPort = uint16(*b.inst.LocalPort)
+		// A VRF speaker's listener is bound to its device instead.
+		if key.VRF == "" {
+			addrs, problem := listenAddresses(b.inst, b.in.Node, b.in.NodeConfig.Name)
+			if problem != nil {
+				b.out.Failed = append(b.out.Failed, *problem)
+				g.ListenPort = 0
+			}
+			g.ListenAddresses = addrs
+		}
 	}
 	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}
 	b.out.Desired.Instances[key] = di

@@ -3,6 +3,7 @@ package intent
 import (
 	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,44 @@ func TestMaxPrefixesPerFamily(t *testing.T) {
 	got := build(in).Desired.Instances[bgp.InstanceKey{LocalASN: 65001}].Peers["tor"].MaxPrefixes
 	if want := map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000}; !maps.Equal(got, want) {
 		t.Errorf("MaxPrefixes = %v, want %v (none for IPv6)", got, want)
+	}
+}
+
+func TestListenAddresses(t *testing.T) {
+	listening := func(addrs ...kbgpv1.IPAddress) *kbgpv1.BGPNodeConfig {
+		nc := nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, ""))
+		nc.Spec.BGPInstances[0].LocalPort = ptr.To[int32](179)
+		nc.Spec.BGPInstances[0].ListenAddresses = addrs
+		return nc
+	}
+	noInternalIP := node()
+	noInternalIP.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeExternalIP, Address: "203.0.113.9"}}
+	for _, tc := range []struct {
+		name       string
+		nc         *kbgpv1.BGPNodeConfig
+		node       *corev1.Node
+		wantPort   uint16
+		wantAddrs  []string
+		wantFailed bool
+	}{
+		{"configured addresses", listening("10.1.1.10", "2001:db8::1"), node(), 179, []string{"10.1.1.10", "2001:db8::1"}, false},
+		{"default: the Node's InternalIPs, never every address", listening(), node(), 179, []string{"10.0.0.10", "2001:db8::10"}, false},
+		{"no InternalIP and none configured: not listening, reported", listening(), noInternalIP, 0, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{NodeConfig: tc.nc, Node: tc.node, RouterIDs: map[int64]netip.Addr{65001: netip.MustParseAddr("10.0.0.10")}}
+			res := Build(in)
+			g := res.Desired.Instances[bgp.InstanceKey{LocalASN: 65001}].Global
+			var got []string
+			for _, a := range g.ListenAddresses {
+				got = append(got, a.String())
+			}
+			if g.ListenPort != tc.wantPort || !slices.Equal(got, tc.wantAddrs) {
+				t.Errorf("listen port %d on %v, want %d on %v", g.ListenPort, got, tc.wantPort, tc.wantAddrs)
+			}
+			if failed := len(res.Failed) > 0; failed != tc.wantFailed {
+				t.Errorf("failed resources %v", res.Failed)
+			}
+		})
 	}
 }

@@ -52,6 +52,9 @@ func TestBuildVRFSpeakers(t *testing.T) {
 		for _, p := range peers {
 			di.Peers[p.Name] = p
 		}
+		if vrf == "" && listen != 0 { // the default speaker listens on the Node's InternalIPs
+			di.Global.ListenAddresses = []netip.Addr{netip.MustParseAddr("10.0.0.10"), netip.MustParseAddr("2001:db8::10")}
+		}
 		return di
 	}
 	red := desiredPeer(peer("red", "vrfa", bgp.FamilyIPv4Unicast), bgp.Path{Prefix: v4})

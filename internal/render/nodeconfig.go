@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,6 +71,9 @@ func applyOverride(nc *kbgpv1.BGPNodeConfig, ov *kbgpv1.BGPNodeConfigOverride) [
 		}
 		if oi.LocalPort != nil {
 			inst.LocalPort = ptrTo(*oi.LocalPort)
+		}
+		if len(oi.ListenAddresses) > 0 {
+			inst.ListenAddresses = slices.Clone(oi.ListenAddresses)
 		}
 		for _, op := range oi.Peers {
 			peer := findPeer(inst, op.Name)

@@ -131,14 +131,14 @@ func compareGolden(t *testing.T, path string, obj any) {
 func TestNodeConfigDoesNotAlias(t *testing.T) {
 	in := rack1.DeepCopy()
 	a, _ := NodeConfig(in, Node{Name: "a"}, ptrTo(overrideFor("a", "a", kbgpv1.BGPInstanceOverride{
-		LocalASN: 65001, LocalPort: ptrTo(int32(1790)),
+		LocalASN: 65001, LocalPort: ptrTo(int32(1790)), ListenAddresses: []kbgpv1.IPAddress{"10.1.1.10"},
 		Peers: []kbgpv1.BGPPeerOverride{{Name: "tor-a", PeerLocalEndpoint: kbgpv1.PeerLocalEndpoint{LocalAddress: "10.1.1.10"}}},
 	})))
 	b, _ := NodeConfig(in, Node{Name: "b"}, nil)
-	if b.Spec.BGPInstances[0].LocalPort != nil || b.Spec.BGPInstances[0].Peers[0].LocalAddress != "" {
+	if b.Spec.BGPInstances[0].LocalPort != nil || b.Spec.BGPInstances[0].Peers[0].LocalAddress != "" || len(b.Spec.BGPInstances[0].ListenAddresses) != 0 {
 		t.Fatalf("node b got node a's override: %+v", b.Spec.BGPInstances[0])
 	}
-	if a.Spec.BGPInstances[0].LocalPort == nil || *a.Spec.BGPInstances[0].LocalPort != 1790 {
+	if a.Spec.BGPInstances[0].LocalPort == nil || *a.Spec.BGPInstances[0].LocalPort != 1790 || len(a.Spec.BGPInstances[0].ListenAddresses) != 1 {
 		t.Fatal("override lost")
 	}
 }

@@ -82,10 +82,12 @@ var resetEdits = map[string][]resetEdit{
 	"`localASN`": {{warnClusterConfig, strings.Replace(warnClusterConfig, "localASN: 65001", "localASN: 65011", 1), "removing instance 65001 (or changing its localASN) closes all its sessions"}},
 	"router ID (`routerID`, the resolved value changing)": {
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "routerID: 10.0.0.1", "routerID: 10.0.0.2", 1), "changing routerID or routerIDPool of instance 65001 takes effect at the next agent restart"},
-		{warnOverride, strings.Replace(warnOverride, "routerID: 10.10.10.10", "routerID: 10.10.10.11", 1), "changing localPort or routerID of instance 65001 resets all its sessions on node warn-node"},
+		{warnOverride, strings.Replace(warnOverride, "routerID: 10.10.10.10", "routerID: 10.10.10.11", 1), "changing localPort, listenAddresses or routerID of instance 65001 resets all its sessions on node warn-node"},
 	},
 	"`localPort` (listener on or off, another port), listen addresses": {
-		{warnClusterConfig, strings.Replace(warnClusterConfig, "localPort: 179", "localPort: 1179", 1), "changing localPort of instance 65001 resets all its sessions"},
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "localPort: 179", "localPort: 1179", 1), "changing localPort or listenAddresses of instance 65001 resets all its sessions"},
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "localPort: 179", "localPort: 179\n    listenAddresses: [10.1.1.10]", 1), "changing localPort or listenAddresses of instance 65001 resets all its sessions"},
+		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    listenAddresses: [10.1.1.10]", 1), "changing localPort, listenAddresses or routerID of instance 65001 resets all its sessions on node warn-node"},
 	},
 	"VRF of a speaker": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: blue}", 1), "changing peerAddress, peerASN or vrf resets"}},
 }

@@ -38,6 +38,7 @@ var invalidObjects = []invalidCase{
 	{"localASN zero", clusterConfig, `{bgpInstances: [{localASN: 0}]}`, "spec.bgpInstances[0].localASN", "greater than or equal to 1"},
 	{"localASN above 32 bits", clusterConfig, `{bgpInstances: [{localASN: 4294967296}]}`, "spec.bgpInstances[0].localASN", "less than or equal to 4294967295"},
 	{"peerASN zero", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 0}`), "spec.bgpInstances[0].peers[0].peerASN", "greater than or equal to 1"},
+	{"listen address not an IP", clusterConfig, clusterInstance("listenAddresses: [10.1.1.300]"), "spec.bgpInstances[0].listenAddresses[0]", "must be an IPv4 or IPv6 address"},
 	{"localPort zero", clusterConfig, clusterInstance("localPort: 0"), "spec.bgpInstances[0].localPort", "greater than or equal to 1"},
 	{"localPort above 65535", clusterConfig, clusterInstance("localPort: 70000"), "spec.bgpInstances[0].localPort", "less than or equal to 65535"},
 	{"no instances", clusterConfig, `{bgpInstances: []}`, "spec.bgpInstances", "at least 1 items"},
