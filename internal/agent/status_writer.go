@@ -146,7 +146,7 @@ func (w *statusWriter) write(ctx context.Context) bool {
 		w.logger.Warn("reading BGP state for status", "error", err)
 	}
 	w.recordPeerEvents(nc, snap)
-	w.sessions.Update(peerSamples(snap))
+	w.sessions.Update(peerSamples(nc, snap))
 	if w.readiness != nil {
 		w.readiness.observe(snap)
 	}

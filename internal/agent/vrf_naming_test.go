@@ -85,7 +85,7 @@ func TestSameAddressInTwoVRFsIsTwoPeersEverywhere(t *testing.T) {
 	}
 
 	var sessions metrics.Sessions
-	sessions.Update(peerSamples(snap))
+	sessions.Update(peerSamples(nil, snap))
 	t.Cleanup(func() { sessions.Update(nil) })
 	got := sessionStates(t)
 	for series, v := range map[string]float64{

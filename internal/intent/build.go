@@ -1,7 +1,9 @@
 package intent
 
 import (
+	"fmt"
 	"net/netip"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -106,13 +108,15 @@ func (b instanceBuilder) build() {
 		key := bgp.InstanceKey{LocalASN: uint32(b.inst.LocalASN), VRF: np.VRF}
 		di := b.speaker(key)
 		peer, ads, problems := buildPeer(b.in, b.inst, np)
-		b.out.Failed = append(b.out.Failed, problems...)
 		if peer == nil {
 			if prev, ok := previousPeer(b.in.Previous, key, np.Name); ok {
 				di.Peers[np.Name] = prev
+				problems = keptRunning(problems, np.Name)
 			}
+			b.out.Failed = append(b.out.Failed, problems...)
 			continue
 		}
+		b.out.Failed = append(b.out.Failed, problems...)
 		// The export is filled in from the ExportIndex once every Service is in it.
 		pods, rules := peerAdvertisements(b.in, ads, peer.ASN == uint32(b.inst.LocalASN))
 		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
@@ -147,4 +151,17 @@ func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 func previousPeer(prev bgp.Desired, key bgp.InstanceKey, name string) (bgp.DesiredPeer, bool) {
 	p, ok := prev.Instances[key].Peers[name]
 	return p, ok
+}
+
+// keptRunning rewrites the problems of a peer that keeps running with its last good
+// configuration, so that status says what runs: a running peer whose Secret was
+// deleted keeps its last key (deleting a Secret never takes sessions down; to change
+// a key, change the Secret's password), and is not "not started".
+func keptRunning(problems []kbgpv1.FailedResource, peer string) []kbgpv1.FailedResource {
+	out := make([]kbgpv1.FailedResource, 0, len(problems))
+	for _, p := range problems {
+		p.Message = strings.TrimSuffix(p.Message, notStarted) + fmt.Sprintf("; peer %s keeps running with its last good configuration", peer)
+		out = append(out, p)
+	}
+	return out
 }

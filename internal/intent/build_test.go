@@ -207,7 +207,7 @@ func TestBuildPeers(t *testing.T) {
 			Previous:    previous,
 		},
 		want:       previous,
-		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peers using it are not started"}},
+		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peer tor keeps running with its last good configuration"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

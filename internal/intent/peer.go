@@ -19,6 +19,8 @@ const (
 	defaultRestartTime  = 120 * time.Second
 	// passwordKey is the Secret key holding the TCP MD5 password.
 	passwordKey = "password"
+	// notStarted ends the message of a Secret problem for peers that do not run.
+	notStarted = "; peers using it are not started"
 )
 
 // buildPeer builds one peer and returns the advertisement selectors of its families.
@@ -124,12 +126,12 @@ func applyTimers(p *bgp.Peer, t *kbgpv1.BGPTimers) {
 func password(in Input, secretName string) (bgp.Password, *kbgpv1.FailedResource) {
 	s, ok := in.Secrets[secretName]
 	if !ok {
-		return "", &kbgpv1.FailedResource{Kind: "Secret", Name: secretName, Message: "not found; peers using it are not started"}
+		return "", &kbgpv1.FailedResource{Kind: "Secret", Name: secretName, Message: "not found" + notStarted}
 	}
 	pw, ok := s.Data[passwordKey]
 	if !ok || len(pw) == 0 {
 		return "", &kbgpv1.FailedResource{Kind: "Secret", Name: secretName,
-			Message: fmt.Sprintf("has no %q key; peers using it are not started", passwordKey)}
+			Message: fmt.Sprintf("has no %q key", passwordKey) + notStarted}
 	}
 	return bgp.Password(pw), nil
 }
