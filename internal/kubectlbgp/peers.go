@@ -63,7 +63,7 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		cell(p.Name),
 		cell(p.PeerAddress),
 		orDash(cell(p.VRF)),
-		orDash(cell(string(p.PeeringState))),
+		orDash(cell(peerState(p))),
 		since(p.EstablishedTime, now),
 		strconv.FormatInt(p.RoutesReceived, 10),
 		strconv.FormatInt(p.RoutesAdvertised, 10),
@@ -72,6 +72,15 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers))
 	}
 	return c
+}
+
+// peerState is the session state, with the reason when kbgp holds the session down,
+// e.g. "Idle (MaxPrefixExceeded)".
+func peerState(p kbgpv1.BGPNodePeerStatus) string {
+	if p.Reason == "" {
+		return string(p.PeeringState)
+	}
+	return fmt.Sprintf("%s (%s)", p.PeeringState, p.Reason)
 }
 
 // timers renders the negotiated hold time and keepalive; they exist only while the

@@ -78,3 +78,14 @@ func TestPeerCellsSanitised(t *testing.T) {
 		}
 	}
 }
+
+func TestPeerStateNamesWhyItIsHeldDown(t *testing.T) {
+	p := sessionStatus("tor-a", "10.1.1.1", "", kbgpv1.PeeringStateIdle, 0)
+	p.Reason = "MaxPrefixExceeded"
+	if got := peerState(p); got != "Idle (MaxPrefixExceeded)" {
+		t.Errorf("state cell %q", got)
+	}
+	if got := peerState(sessionStatus("tor-b", "10.1.1.2", "", kbgpv1.PeeringStateEstablished, 0)); got != "Established" {
+		t.Errorf("state cell without a reason %q", got)
+	}
+}
