@@ -51,6 +51,9 @@ type Options struct {
 	// StatusInterval is the least time between two status writes (default 5 s: at most
 	// 0.2 writes/s per node while sessions change, performance.md B6).
 	StatusInterval time.Duration
+	// StateDir keeps node-local state across agent restarts (the graceful-restart
+	// marker); empty: none, every start is a fresh one.
+	StateDir string
 	// ReadinessWait bounds how long readiness waits for the sessions that were up
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
@@ -139,12 +142,29 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(lease); err != nil {
 		return err
 	}
+	if o.StateDir != "" {
+		until, err := takeRestartMarker(o.StateDir, time.Now())
+		if err != nil {
+			o.Logger.Warn("graceful-restart marker unusable; starting afresh", "error", err)
+		}
+		if !until.IsZero() {
+			o.Logger.Info("restarting after a graceful stop: forwarding state preserved", "until", until)
+			set.ResumeAfterGracefulRestart(until)
+		}
+	}
 	runErr := mgr.Start(ctx)
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	writer.markShutdown(stopCtx)
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
-	return errors.Join(runErr, set.Stop(stopCtx, true))
+	applied := set.Applied()
+	stopErr := set.Stop(stopCtx, true)
+	if stopErr == nil && o.StateDir != "" {
+		if err := writeRestartMarker(o.StateDir, applied, time.Now()); err != nil {
+			o.Logger.Warn("graceful-restart marker not written: the next start is a fresh one", "error", err)
+		}
+	}
+	return errors.Join(runErr, stopErr)
 }
 
 // metricsOptions serve /metrics plainly, or behind controller-runtime's authentication

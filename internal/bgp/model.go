@@ -46,6 +46,11 @@ type Global struct {
 	// BindDevice is the VRF (or interface) the speaker's sockets are bound to with
 	// SO_BINDTODEVICE; "" for the default VRF.
 	BindDevice string
+	// Restarting starts the speaker as a restarting graceful-restart speaker (RFC 4724):
+	// its peers with graceful restart are told that it kept forwarding state, so they
+	// keep its routes until its End-of-RIB. It is a start-up condition, not
+	// configuration: a change of it recreates nothing.
+	Restarting bool
 }
 
 // Family is an address family the speaker runs with a peer.

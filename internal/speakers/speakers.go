@@ -25,6 +25,8 @@ type Set struct {
 	// records those that outlived it.
 	callTimeout time.Duration
 	stuck       stuckCalls
+	// restartUntil: speakers started before it restart after a graceful stop.
+	restartUntil time.Time
 
 	mu        sync.Mutex
 	instances map[bgp.InstanceKey]*instance
@@ -156,7 +158,17 @@ func (s *Set) Stop(ctx context.Context, gracefulRestart bool) error {
 	return errors.Join(errs...)
 }
 
+// ResumeAfterGracefulRestart makes the speakers started before until restarting
+// graceful-restart speakers (bgp.Global.Restarting): the previous agent stopped
+// gracefully and its peers still hold its routes until then.
+func (s *Set) ResumeAfterGracefulRestart(until time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.restartUntil = until
+}
+
 func (s *Set) startInstance(ctx context.Context, key bgp.InstanceKey, g bgp.Global) (*instance, error) {
+	g.Restarting = time.Now().Before(s.restartUntil)
 	r, err := bounded(&s.stuck, s.callTimeout, "start of instance "+key.String(), func() (bgp.Router, error) {
 		return s.factory.NewRouter(ctx, key, g, s.notify)
 	})

@@ -24,6 +24,8 @@ type agentProcess struct {
 	proc  *netlab.Process
 	relay *netlab.Relay
 	ns    *netlab.Namespace
+	// stateDir is the agent's --state-dir, kept across restart.
+	stateDir string
 }
 
 // startAgent starts `kbgp agent` for node inside ns. Its API server address is the
@@ -31,12 +33,20 @@ type agentProcess struct {
 // valid for 127.0.0.1, which is also where the relay listens.
 func startAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
 	t.Helper()
+	return startAgentWithState(t, lab, ns, node, t.TempDir())
+}
+
+// startAgentWithState starts the agent with stateDir as its --state-dir: an agent
+// restarted with the same directory finds what its predecessor left there.
+func startAgentWithState(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, stateDir string) *agentProcess {
+	t.Helper()
 	kubeconfig, relay := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
 		return server.WriteKubeconfig(path, "agent-"+node)
 	})
 	proc := ns.Start("kbgp-agent", kbgpBinary, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
-		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
-	return &agentProcess{proc: proc, relay: relay, ns: ns}
+		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
+		"--state-dir", stateDir)
+	return &agentProcess{proc: proc, relay: relay, ns: ns, stateDir: stateDir}
 }
 
 // healthy asks the agent's liveness endpoint from inside its namespace.

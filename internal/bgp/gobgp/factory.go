@@ -51,6 +51,7 @@ func (f Factory) NewRouter(ctx context.Context, key bgp.InstanceKey, g bgp.Globa
 		return nil, fmt.Errorf("start speaker %s: %w", key, err)
 	}
 	r := newRouter(srv, key, logger, notify)
+	r.restarting = g.Restarting
 	if err := r.installPolicies(ctx); err != nil {
 		srv.Stop()
 		return nil, fmt.Errorf("speaker %s: %w", key, err)

@@ -1,15 +1,23 @@
 package gobgp
 
 import (
+	"time"
+
 	api "github.com/osrg/gobgp/v4/api"
 
 	"kbgp.io/kbgp/internal/bgp"
 )
 
 // toAPIPeer converts a peer to GoBGP's form. Graceful restart goes on every family the
-// peer runs and nowhere else; restart deferral stays off, so the first UPDATEs to a peer
-// are never held back waiting for End-of-RIB.
-func toAPIPeer(p bgp.Peer) *api.Peer {
+// peer runs and nowhere else. Normally restart deferral stays off, so the first UPDATEs
+// to a peer are never held back waiting for End-of-RIB. When the speaker restarts
+// after a graceful stop (restarting), a peer with graceful restart is a restarting
+// peer (RFC 4724): GoBGP sets the Restart State bit and, per family, the Forwarding
+// State bit in its OPEN, so the router keeps the stale routes instead of flushing them,
+// and sends the table with End-of-RIB once the routers' End-of-RIBs are in — or, with
+// a router that does not answer, after the deferral time, kept well inside the
+// routers' restart time.
+func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 	out := &api.Peer{
 		Conf: &api.PeerConf{
 			NeighborAddress: p.Address.String(),
@@ -38,6 +46,10 @@ func toAPIPeer(p bgp.Peer) *api.Peer {
 			Enabled:     true,
 			RestartTime: uint32(p.GracefulRestart.RestartTime.Seconds()),
 		}
+		if restarting {
+			out.GracefulRestart.LocalRestarting = true
+			out.GracefulRestart.DeferralTime = uint32(deferralTime(p.GracefulRestart.RestartTime).Seconds())
+		}
 	}
 	for _, f := range p.Families {
 		afi := &api.AfiSafi{Config: &api.AfiSafiConfig{Family: apiFamily(f), Enabled: true}}
@@ -65,4 +77,11 @@ func apiFamily(f bgp.Family) *api.Family {
 		return &api.Family{Afi: api.Family_AFI_IP6, Safi: api.Family_SAFI_UNICAST}
 	}
 	return &api.Family{Afi: api.Family_AFI_IP, Safi: api.Family_SAFI_UNICAST}
+}
+
+// deferralTime is how long a restarting speaker waits for the routers' End-of-RIBs
+// before it sends its table anyway: half the restart time, at most a minute, so the
+// table arrives long before any router's restart timer flushes the stale routes.
+func deferralTime(restart time.Duration) time.Duration {
+	return max(min(restart/2, time.Minute), time.Second)
 }

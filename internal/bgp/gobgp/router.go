@@ -20,6 +20,9 @@ type router struct {
 	key    bgp.InstanceKey
 	logger *slog.Logger
 	notify func()
+	// restarting: the speaker restarts after a graceful stop (bgp.Global.Restarting);
+	// the peers it adds restart as graceful-restart peers.
+	restarting bool
 	// stopWatch ends the state watch when the speaker stops.
 	stopWatch context.CancelFunc
 
@@ -73,7 +76,7 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 		r.mu.Lock()
 		r.sessions[p.Address] = &session{limits: maps.Clone(p.MaxPrefixes)}
 		r.mu.Unlock()
-		if err = r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p)}); err != nil {
+		if err = r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p, r.restarting)}); err != nil {
 			r.forget(p.Address)
 			err = fmt.Errorf("add peer %s: %w", p.Address, err)
 		}
@@ -89,7 +92,8 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 // UpdatePeer applies in-place changes. The speaker set only calls it for changes that
 // need no new session; GoBGP itself would reset the session for the others.
 func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
-	if _, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p)}); err != nil {
+	// The restart state belongs to a session's start; an update never sets it again.
+	if _, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p, false)}); err != nil {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
 	}
 	r.limitsRaised(p)

@@ -1,0 +1,29 @@
+package gobgp
+
+import (
+	"testing"
+	"time"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+func TestToAPIPeerRestarting(t *testing.T) {
+	p := bgp.Peer{Families: []bgp.Family{bgp.FamilyIPv4Unicast}, GracefulRestart: bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}}
+	for _, tc := range []struct {
+		name           string
+		peer           bgp.Peer
+		restarting     bool
+		wantRestarting bool
+		wantDeferral   uint32
+	}{
+		{"a fresh start never claims forwarding state", p, false, false, 0},
+		{"a graceful restart does, deferring half the restart time", p, true, true, 60},
+		{"a peer without graceful restart is never restarting", bgp.Peer{Families: p.Families}, true, false, 0},
+		{"the deferral stays within a minute", bgp.Peer{Families: p.Families, GracefulRestart: bgp.GracefulRestart{Enabled: true, RestartTime: time.Hour}}, true, true, 60},
+	} {
+		gr := toAPIPeer(tc.peer, tc.restarting).GetGracefulRestart()
+		if gr.GetLocalRestarting() != tc.wantRestarting || gr.GetDeferralTime() != tc.wantDeferral {
+			t.Errorf("%s: LocalRestarting %v, DeferralTime %d; want %v, %d", tc.name, gr.GetLocalRestarting(), gr.GetDeferralTime(), tc.wantRestarting, tc.wantDeferral)
+		}
+	}
+}
