@@ -19,11 +19,16 @@ import (
 // administratively down (ADMIN_STATE_PFX_CT) for good. kbgp instead holds it down with
 // a back-off and then lets it reconnect, so a peer that now sends fewer routes comes
 // back ("until the count drops"); raising or removing the limit re-enables it at once.
-const (
+// The hold-down doubles from holdDownFirst to holdDownMax while the peer exceeds its
+// limit again after each retry; it starts afresh once a session stayed Established for
+// holdDownMax (a peer exceeds only once Established, so Established alone says nothing).
+// Variables so that tests can shorten them.
+var (
 	holdDownFirst = 30 * time.Second
 	holdDownMax   = 10 * time.Minute
-	enableSettle  = 10 * time.Second
 )
+
+const enableSettle = 10 * time.Second
 
 // heldDown is the hold-down state of one peer.
 type heldDown struct {
@@ -43,6 +48,9 @@ func (r *router) noteAdminState(addr netip.Addr, s *session, admin api.PeerState
 	// has passed, the admin state read is the old one.
 	if s.held != nil || at.Sub(s.enabledAt) < enableSettle {
 		return false
+	}
+	if !s.establishedSince.IsZero() && at.Sub(s.establishedSince) >= holdDownMax {
+		s.lastBackoff = 0 // it stayed within its limits for a while
 	}
 	backoff := min(max(s.lastBackoff*2, holdDownFirst), holdDownMax)
 	s.lastBackoff = backoff
@@ -84,6 +92,17 @@ func (r *router) limitsRaised(p bgp.Peer) {
 	r.mu.Unlock()
 	if changed {
 		r.enable(p.Address, "maxPrefixes changed")
+	}
+}
+
+// stopHoldDowns ends the retry timers of a stopping speaker.
+func (r *router) stopHoldDowns() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.sessions {
+		if s.held != nil {
+			s.held.retry.Stop()
+		}
 	}
 }
 

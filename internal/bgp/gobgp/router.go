@@ -127,6 +127,7 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 // ends with the process, which is what a graceful stop is for.
 func (r *router) Stop(ctx context.Context, gracefulRestart bool) error {
 	defer r.stopWatch()
+	r.stopHoldDowns()
 	if !gracefulRestart {
 		r.srv.Stop()
 		return nil

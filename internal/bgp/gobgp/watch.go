@@ -60,7 +60,6 @@ func (r *router) recordState(st apiutil.PeerState, at time.Time) {
 		if s.establishedSince.IsZero() {
 			s.establishedSince = at
 		}
-		s.lastBackoff = 0 // within its limits again
 		return
 	}
 	r.noteAdminState(st.NeighborAddress, s, st.AdminState, at)
