@@ -110,3 +110,10 @@ func TestHeldDownDetail(t *testing.T) {
 		t.Errorf("detail = %q, want %q", got, want)
 	}
 }
+
+// ShortenHoldDown makes hold-downs last first, doubling to max, until the test ends.
+func ShortenHoldDown(t *testing.T, first, max time.Duration) {
+	oldFirst, oldMax := holdDownFirst, holdDownMax
+	holdDownFirst, holdDownMax = first, max
+	t.Cleanup(func() { holdDownFirst, holdDownMax = oldFirst, oldMax })
+}
