@@ -46,6 +46,9 @@ type PeerStatus struct {
 	// HeldDown says why the speaker holds the session down ("" when it does not), e.g.
 	// HeldDownMaxPrefixes; HeldDownDetail explains it.
 	HeldDown, HeldDownDetail string
+	// HeldDowns counts the hold-downs since the peer was added, so that one that began
+	// between two looks at the state (after a retry) is not lost.
+	HeldDowns uint64
 }
 
 // HeldDownMaxPrefixes: the peer sent more routes than its MaxPrefixes allow.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -224,5 +225,27 @@ func TestBuildKeepsFailedResourcesWithinTheSchema(t *testing.T) {
 		if len(f.Message) > kbgpv1.MaxFailedResourceMessage {
 			t.Errorf("%s %s: message of %d bytes, the schema allows %d", f.Kind, f.Name, len(f.Message), kbgpv1.MaxFailedResourceMessage)
 		}
+	}
+}
+
+// TestBuildSaysWhyAPeerIsHeldDown: a held-down peer's entry has the reason and the
+// message, the message within the schema's bound and on one line.
+func TestBuildSaysWhyAPeerIsHeldDown(t *testing.T) {
+	snap := established("tor-a", "tor-b")
+	p := snap[key].Peers["tor-a"]
+	p.Status = bgp.PeerStatus{State: bgp.StateIdle, HeldDown: bgp.HeldDownMaxPrefixes,
+		HeldDownDetail: "the peer sent more routes than maxPrefixes (" + strings.Repeat("ipv4-unicast 1000, ", 20) + ") allows;\nretried later"}
+	snap[key].Peers["tor-a"] = p
+	st := Build(Input{NodeConfig: nodeConfig("tor-a", "tor-b"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: snap})
+	held, up := st.BGPInstances[0].Peers[0], st.BGPInstances[0].Peers[1]
+	if held.Reason != "MaxPrefixExceeded" || held.PeeringState != kbgpv1.PeeringStateIdle ||
+		!strings.HasPrefix(held.Message, "the peer sent more routes than maxPrefixes (ipv4-unicast 1000") {
+		t.Errorf("held-down peer: %+v", held)
+	}
+	if len(held.Message) > maxPeerMessage || strings.Contains(held.Message, "\n") {
+		t.Errorf("message of %d bytes (the schema allows %d), one line: %q", len(held.Message), maxPeerMessage, held.Message)
+	}
+	if up.Reason != "" || up.Message != "" {
+		t.Errorf("a peer that is not held down has reason %q, message %q", up.Reason, up.Message)
 	}
 }

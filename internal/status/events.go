@@ -47,7 +47,8 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot) []Event
 			if (wasUp && !up) || reconnected || (!wasUp && !up && dropped) {
 				out = append(out, Event{corev1.EventTypeWarning, EventPeerDown, peerDownMessage(key, name, now)})
 			}
-			if now.Status.HeldDown != "" && (!known || was.Status.HeldDown == "") {
+			// Once per hold-down: held now, and not before or held down again since.
+			if now.Status.HeldDown != "" && (!known || was.Status.HeldDown == "" || now.Status.HeldDowns > was.Status.HeldDowns) {
 				out = append(out, Event{corev1.EventTypeWarning, now.Status.HeldDown,
 					fmt.Sprintf("%s held down: %s", describePeer(key, name, now), sanitize.Line(now.Status.HeldDownDetail))})
 			}

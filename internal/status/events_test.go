@@ -22,6 +22,16 @@ func TestPeerEvents(t *testing.T) {
 		}}}}
 	}
 	const cease = "notification-received code 6(cease) subcode 2(administrative shutdown)"
+	const held = "the peer sent more routes than maxPrefixes (ipv4-unicast 1000) allows; session held down since 2026-11-22T10:00:00Z, retried at 2026-11-22T10:00:30Z"
+	heldDown := func(s map[bgp.InstanceKey]speakers.InstanceSnapshot, n uint64) map[bgp.InstanceKey]speakers.InstanceSnapshot {
+		for _, inst := range s {
+			for name, p := range inst.Peers {
+				p.Status.HeldDown, p.Status.HeldDownDetail, p.Status.HeldDowns = bgp.HeldDownMaxPrefixes, held, n
+				inst.Peers[name] = p
+			}
+		}
+		return s
+	}
 	for _, tc := range []struct {
 		name      string
 		prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot
@@ -44,6 +54,15 @@ func TestPeerEvents(t *testing.T) {
 			[]Event{{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 left Established: hold-timer-expired"}}},
 		{"still down, no new drop: nothing", withDrops(snap(key, bgp.StateActive, time.Time{}, "x"), 1),
 			withDrops(snap(key, bgp.StateActive, time.Time{}, "x"), 1), nil},
+		{"held down", snap(key, bgp.StateActive, time.Time{}, ""), heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 1),
+			[]Event{{"Warning", "MaxPrefixExceeded", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 held down: " + held}}},
+		{"still the same hold-down: nothing", heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 1),
+			heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 1), nil},
+		{"retried and held down again between snapshots: the count tells", heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 1),
+			heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 2),
+			[]Event{{"Warning", "MaxPrefixExceeded", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 held down: " + held}}},
+		{"held down no longer: nothing", heldDown(snap(key, bgp.StateIdle, time.Time{}, ""), 1),
+			snap(key, bgp.StateActive, time.Time{}, ""), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, PeerEvents(tc.prev, tc.cur)); diff != "" {

@@ -54,6 +54,7 @@ func (r *router) noteAdminState(addr netip.Addr, s *session, admin api.PeerState
 	}
 	backoff := min(max(s.lastBackoff*2, holdDownFirst), holdDownMax)
 	s.lastBackoff = backoff
+	s.holdDowns++
 	s.held = &heldDown{since: at, backoff: backoff, retry: time.AfterFunc(backoff, func() { r.enable(addr, "hold-down over") })}
 	r.logger.Warn("peer sent more routes than its maxPrefixes: session held down", "peer", addr.String(), "retryIn", backoff.String())
 	return true

@@ -70,6 +70,9 @@ func TestHoldDownBacksOff(t *testing.T) {
 	if got := l.session(holdDownMax); got != holdDownFirst {
 		t.Errorf("after a long session the hold-down is %s, want %s", got, holdDownFirst)
 	}
+	if n := l.r.sessions[l.addr].holdDowns; n != 8 {
+		t.Errorf("%d hold-downs counted, want 8", n)
+	}
 }
 
 func TestHoldDownIgnoresTheStaleAdminStateAfterEnable(t *testing.T) {

@@ -24,6 +24,7 @@ type session struct {
 	limits      map[bgp.Family]uint32
 	held        *heldDown
 	lastBackoff time.Duration
+	holdDowns   uint64
 	// enabledAt is when a held-down peer was last re-enabled.
 	enabledAt time.Time
 }
@@ -119,6 +120,7 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 		}
 		st.LastDownReason = s.lastDownReason
 		st.Drops = s.drops
+		st.HeldDowns = s.holdDowns
 		if st.EstablishedSince.IsZero() && st.State == bgp.StateEstablished {
 			st.EstablishedSince = s.establishedSince
 		}
