@@ -17,13 +17,13 @@ import (
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
-// TestMaxPrefixesAgainstAFullTable: a router that announces 200,000 routes to a peer
+// TestMaxPrefixesAgainstAFullTable: a router that announces 300,000 routes to a peer
 // whose maxPrefixes is 1,000 is held down — reason MaxPrefixExceeded in the node's
 // status — the agent's memory does not grow with the table, and the agent's other
 // session, to a second router, stays up without a reset. The memory bound is measured
 // against the table itself: at the end the limit is removed and the agent takes it in.
 func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
-	const routes = 200000
+	const routes = 300000
 	lab := netlab.New(t)
 	node := lab.Namespace("node")
 	nodeName := "e2e-maxpfx-" + strings.Trim(lab.Prefix(), "-")
