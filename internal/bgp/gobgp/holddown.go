@@ -26,9 +26,8 @@ import (
 var (
 	holdDownFirst = 30 * time.Second
 	holdDownMax   = 10 * time.Minute
+	enableSettle  = 10 * time.Second
 )
-
-const enableSettle = 10 * time.Second
 
 // heldDown is the hold-down state of one peer.
 type heldDown struct {
@@ -45,7 +44,9 @@ func (r *router) noteAdminState(addr netip.Addr, s *session, admin api.PeerState
 		return false
 	}
 	// GoBGP applies EnablePeer asynchronously: until the peer leaves PFX_CT, or a while
-	// has passed, the admin state read is the old one.
+	// has passed, the admin state read is the old one. A PFX_CT in that while may also
+	// be new (UPDATEs still buffered over the limit, or GoBGP dropping the enable
+	// request behind another): enable has the state looked at again once it is over.
 	if s.held != nil || at.Sub(s.enabledAt) < enableSettle {
 		return false
 	}
@@ -73,6 +74,9 @@ func (r *router) enable(addr netip.Addr, why string) {
 	if !ok {
 		return
 	}
+	// Without this, a peer held down again within enableSettle that sends no further
+	// state change would stay down for good, unreported.
+	time.AfterFunc(enableSettle, r.notify)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := r.srv.EnablePeer(ctx, &api.EnablePeerRequest{Address: addr.String()}); err != nil {

@@ -1,6 +1,7 @@
 package gobgp
 
 import (
+	"context"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -119,4 +120,47 @@ func ShortenHoldDown(t *testing.T, first, max time.Duration) {
 	oldFirst, oldMax := holdDownFirst, holdDownMax
 	holdDownFirst, holdDownMax = first, max
 	t.Cleanup(func() { holdDownFirst, holdDownMax = oldFirst, oldMax })
+}
+
+// TestEnableLooksAgainOnceSettled: a PFX_CT read right after a retry is ignored as
+// possibly stale, so the retry has the state looked at again once that while is over;
+// a peer held down again then is found although GoBGP reports no further change.
+func TestEnableLooksAgainOnceSettled(t *testing.T) {
+	settle := enableSettle
+	enableSettle = 50 * time.Millisecond
+	t.Cleanup(func() { enableSettle = settle })
+	looks := make(chan struct{}, 10)
+	br, err := Factory{}.NewRouter(t.Context(), bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")},
+		func() { looks <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = br.Stop(context.Background(), false) })
+	r := br.(*router)
+	addr := netip.MustParseAddr("10.0.0.2")
+	s := &session{}
+	r.mu.Lock()
+	r.sessions[addr] = s
+	r.noteAdminState(addr, s, api.PeerState_ADMIN_STATE_PFX_CT, time.Now())
+	r.mu.Unlock()
+
+	r.enable(addr, "test") // GoBGP does not know the peer: the request fails, which changes nothing here
+	<-looks                // enable's own notification
+	r.mu.Lock()
+	r.noteAdminState(addr, s, api.PeerState_ADMIN_STATE_PFX_CT, time.Now())
+	r.mu.Unlock()
+	if s.held != nil {
+		t.Fatal("a PFX_CT right after the retry held the peer down")
+	}
+	select {
+	case <-looks:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the state is not looked at again after the retry")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noteAdminState(addr, s, api.PeerState_ADMIN_STATE_PFX_CT, time.Now())
+	if s.held == nil {
+		t.Fatal("looked at again, a peer still PFX_CT is not held down")
+	}
 }
