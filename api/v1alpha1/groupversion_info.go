@@ -1,5 +1,6 @@
 // Package v1alpha1 holds the kbgp.io/v1alpha1 API: the cluster-scoped kinds users write
-// (BGPClusterConfig, BGPPeerConfig, BGPAdvertisement, BGPNodeConfigOverride) and the
+// (BGPClusterConfig, BGPPeerConfig, BGPAdvertisement, BGPNodeConfigOverride,
+// LoadBalancerIPPool) and the
 // per-node BGPNodeConfig that the operator renders and the agent reports on.
 //
 // Every rule that a single object can reveal is declared here as OpenAPI bounds or CEL
@@ -39,6 +40,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&BGPAdvertisement{}, &BGPAdvertisementList{},
 		&BGPNodeConfig{}, &BGPNodeConfigList{},
 		&BGPNodeConfigOverride{}, &BGPNodeConfigOverrideList{},
+		&LoadBalancerIPPool{}, &LoadBalancerIPPoolList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

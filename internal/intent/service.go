@@ -23,9 +23,6 @@ const (
 	labelDomain = "kbgp.io"
 )
 
-// LoadBalancerClass is the loadBalancerClass kbgp announces besides an unset one.
-const LoadBalancerClass = "kbgp.io/bgp"
-
 // serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
 // Service's addresses of its family and kinds, and the addresses it refuses because
 // they lie outside the ranges the advertisement allows for their kind. local says
@@ -49,11 +46,11 @@ func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes 
 	return routes, refused
 }
 
-// serviceLabels are the labels an advertisement's selector matches: the Service's own
-// labels, except those under kbgp.io/ (a Service must not claim kbgp's names), then the
-// two pseudo-labels, which always win, so a Service in one namespace cannot label itself
-// into an advertisement scoped to another.
-func serviceLabels(svc *corev1.Service) labels.Set {
+// ServiceLabels are the labels a Service selector (of an advertisement or an address
+// pool) matches: the Service's own labels, except those under kbgp.io/ (a Service must
+// not claim kbgp's names), then the two pseudo-labels, which always win, so a Service in
+// one namespace cannot label itself into an advertisement or pool scoped to another.
+func ServiceLabels(svc *corev1.Service) labels.Set {
 	set := make(labels.Set, len(svc.Labels)+2)
 	for k, v := range svc.Labels {
 		if !reservedLabel(k) {
@@ -77,7 +74,7 @@ func serviceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []net
 	switch kind {
 	case kbgpv1.ServiceLoadBalancerIP:
 		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer ||
-			(svc.Spec.LoadBalancerClass != nil && *svc.Spec.LoadBalancerClass != LoadBalancerClass) {
+			(svc.Spec.LoadBalancerClass != nil && *svc.Spec.LoadBalancerClass != kbgpv1.LoadBalancerClass) {
 			return nil
 		}
 		for _, ing := range svc.Status.LoadBalancer.Ingress {

@@ -66,7 +66,7 @@ func TestServicePaths(t *testing.T) {
 	otherClass := lbService("other-class", nil, "203.0.113.11")
 	otherClass.Spec.LoadBalancerClass = ptr.To("example.com/other")
 	ourClass := lbService("our-class", nil, "203.0.113.12")
-	ourClass.Spec.LoadBalancerClass = ptr.To(LoadBalancerClass)
+	ourClass.Spec.LoadBalancerClass = ptr.To(kbgpv1.LoadBalancerClass)
 	local := lbService("local", nil, "203.0.113.13")
 	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 	key := types.NamespacedName{Namespace: "shop", Name: "local"}

@@ -1,0 +1,236 @@
+package lbipam
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+var (
+	v4 = corev1.IPv4Protocol
+	v6 = corev1.IPv6Protocol
+)
+
+func rng(first, last string) Range {
+	return Range{First: netip.MustParseAddr(first), Last: netip.MustParseAddr(last)}
+}
+
+func addrs(ss ...string) []netip.Addr {
+	var out []netip.Addr
+	for _, s := range ss {
+		out = append(out, netip.MustParseAddr(s))
+	}
+	return out
+}
+
+func req(svc string, fams ...corev1.IPFamily) Request {
+	return Request{Service: svc, Required: fams, Ports: []Port{{corev1.ProtocolTCP, 80}}}
+}
+
+func assign(t *testing.T, a *Allocator, r Request, want ...string) Result {
+	t.Helper()
+	res := a.Assign(r)
+	if !slices.Equal(res.Addresses, addrs(want...)) {
+		t.Fatalf("%s: got %v (problems %q), want %v", r.Service, res.Addresses, res.Problems, want)
+	}
+	return res
+}
+
+func TestLowestFreeAndRelease(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1"), rng("198.51.100.10", "198.51.100.10")}}})
+	assign(t, a, req("ns/a", v4), "203.0.113.0")
+	assign(t, a, req("ns/b", v4), "203.0.113.1")
+	assign(t, a, req("ns/c", v4), "198.51.100.10")
+	res := assign(t, a, req("ns/d", v4))
+	if !res.Pending() || res.Problems[0] != "no IPv4 address left in LoadBalancerIPPool p" {
+		t.Fatalf("exhausted pool: %+v", res)
+	}
+	if st := a.Stats("p"); st.IPv4 != (FamilyCount{Total: 3, Used: 3}) || !slices.Equal(st.Exhausted, []string{"ns/d"}) {
+		t.Fatalf("stats: %+v", st)
+	}
+	a.Release("ns/b")
+	assign(t, a, req("ns/d", v4), "203.0.113.1")
+	if st := a.Stats("p"); st.Exhausted != nil {
+		t.Fatalf("pool still exhausted after the waiting Service got an address: %+v", st)
+	}
+	// Assigning again keeps what a Service holds.
+	assign(t, a, req("ns/a", v4), "203.0.113.0")
+}
+
+func TestRequestedAddresses(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{
+		{Name: "open", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "off", Disabled: true, Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}},
+	})
+	r := req("ns/a", v4)
+	r.Requested = addrs("203.0.113.9")
+	assign(t, a, r, "203.0.113.9")
+
+	for _, tc := range []struct {
+		requested, problem string
+	}{
+		{"203.0.113.9", `address 203.0.113.9 is held by ns/a (sharing needs the same "kbgp.io/sharing-key" annotation)`},
+		{"198.51.100.3", "requested address 198.51.100.3 lies in LoadBalancerIPPool off, which is disabled"},
+		{"100.64.0.1", "requested address 100.64.0.1 lies in no LoadBalancerIPPool that serves this Service"},
+	} {
+		r := req("ns/b", v4)
+		r.Requested = addrs(tc.requested)
+		res := assign(t, a, r)
+		if !slices.Equal(res.Problems, []string{tc.problem}) {
+			t.Errorf("request %s: problems %q, want %q", tc.requested, res.Problems, tc.problem)
+		}
+	}
+	// A Service that changes its request moves to the new address.
+	r.Requested = addrs("203.0.113.10")
+	assign(t, a, r, "203.0.113.10")
+	if a.Stats("open").IPv4.Used != 1 {
+		t.Fatalf("the old address was not released: %+v", a.Stats("open"))
+	}
+}
+
+func TestDisabledPoolKeepsWhatItGave(t *testing.T) {
+	a := New()
+	pool := Pool{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}
+	a.SetPools([]Pool{pool})
+	assign(t, a, req("ns/a", v4), "203.0.113.0")
+	pool.Disabled = true
+	a.SetPools([]Pool{pool})
+	assign(t, a, req("ns/a", v4), "203.0.113.0")
+	if res := assign(t, a, req("ns/b", v4)); res.Problems[0] != "no enabled LoadBalancerIPPool with IPv4 addresses serves this Service" {
+		t.Fatalf("a disabled pool gave a new address: %+v", res)
+	}
+}
+
+func TestSharing(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	web := Request{Service: "ns/web", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolTCP, 80}}}
+	dns := Request{Service: "ns/dns", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolUDP, 53}}}
+	clash := Request{Service: "ns/web2", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolTCP, 80}}}
+	other := Request{Service: "ns/other", Required: []corev1.IPFamily{v4}, SharingKey: "x", Ports: []Port{{corev1.ProtocolUDP, 53}}}
+	assign(t, a, web, "203.0.113.0")
+	assign(t, a, dns, "203.0.113.0")
+	assign(t, a, clash, "203.0.113.1")
+	assign(t, a, other, "203.0.113.2")
+	if st := a.Stats("p"); st.IPv4.Used != 3 {
+		t.Fatalf("a shared address counts once: %+v", st)
+	}
+	// A requested address shared under the key, with a port clash, is refused.
+	clash.Requested = addrs("203.0.113.0")
+	if res := a.Assign(clash); len(res.Problems) != 1 || res.Problems[0] != "address 203.0.113.0 is shared with ns/web, which already uses port 80/TCP" {
+		t.Fatalf("clash: %+v", res)
+	}
+	// Releasing one sharer keeps the address for the other.
+	a.Release("ns/web")
+	assign(t, a, dns, "203.0.113.0")
+}
+
+func TestDualStack(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.0"), rng("2001:db8::", "2001:db8::ff")}}})
+	assign(t, a, req("ns/both", v6, v4), "2001:db8::", "203.0.113.0")
+	// RequireDualStack without an IPv4 address left: nothing, and the IPv6 address
+	// is not held.
+	res := assign(t, a, req("ns/required", v4, v6))
+	if len(res.Problems) != 1 || a.Stats("p").IPv6.Used != 1 {
+		t.Fatalf("required dual-stack: %+v, stats %+v", res, a.Stats("p"))
+	}
+	// PreferDualStack: the missing second family does not hold the first back.
+	prefer := req("ns/prefer", v6)
+	prefer.Optional = []corev1.IPFamily{v4}
+	assign(t, a, prefer, "2001:db8::1")
+}
+
+func TestSelectorAndPoolOrder(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{
+		{Name: "b-public", Selector: labels.SelectorFromSet(labels.Set{"expose": "public"}), Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "a-internal", Selector: labels.SelectorFromSet(labels.Set{"expose": "internal"}), Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}},
+		{Name: "c-any", Ranges: []Range{rng("100.64.0.0", "100.64.0.15")}},
+	})
+	public := req("ns/pub", v4)
+	public.Labels = labels.Set{"expose": "public"}
+	assign(t, a, public, "203.0.113.0")
+	assign(t, a, req("ns/plain", v4), "100.64.0.0")
+	// Relabelled out of its pool, a Service moves on its next assignment.
+	public.Labels = labels.Set{"expose": "internal"}
+	assign(t, a, public, "198.51.100.0")
+}
+
+func TestPoolRemovedReleasesOnNextAssign(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "old", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	assign(t, a, req("ns/a", v4), "203.0.113.0")
+	a.SetPools([]Pool{{Name: "new", Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}}})
+	assign(t, a, req("ns/a", v4), "198.51.100.0")
+}
+
+func TestRestoreKeepsTheOlderOfADoubleAllocation(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	older, newer, outside := req("ns/older", v4), req("ns/newer", v4), req("ns/outside", v4)
+	older.Current, newer.Current, outside.Current = addrs("203.0.113.5"), addrs("203.0.113.5"), addrs("100.64.0.1")
+	a.Restore(older)
+	a.Restore(newer)
+	a.Restore(outside)
+	if !slices.Equal(a.Holds("ns/older"), addrs("203.0.113.5")) || a.Holds("ns/newer") != nil || a.Holds("ns/outside") != nil {
+		t.Fatalf("restored: older %v newer %v outside %v", a.Holds("ns/older"), a.Holds("ns/newer"), a.Holds("ns/outside"))
+	}
+	// Fresh allocations skip restored addresses.
+	assign(t, a, req("ns/fresh", v4), "203.0.113.0")
+	assign(t, a, newer, "203.0.113.1")
+}
+
+func TestStatsCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pool Pool
+		v4   int64
+		v6   int64
+	}{
+		{"cidr and range", Pool{Ranges: []Range{rng("203.0.113.0", "203.0.113.15"), rng("198.51.100.10", "198.51.100.20")}}, 27, 0},
+		{"avoid buggy", Pool{AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.0", "198.51.101.255")}}, 508, 0},
+		{"avoid buggy inside", Pool{AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.1", "198.51.100.254")}}, 254, 0},
+		{"ipv6 /120", Pool{Ranges: []Range{rng("2001:db8::", "2001:db8::ff")}}, 0, 256},
+		{"ipv6 /64 saturates", Pool{Ranges: []Range{rng("2001:db8::", "2001:db8::ffff:ffff:ffff:ffff")}}, 0, 1<<63 - 1},
+	} {
+		tc.pool.Name = "p"
+		a := New()
+		a.SetPools([]Pool{tc.pool})
+		if st := a.Stats("p"); st.IPv4.Total != tc.v4 || st.IPv6.Total != tc.v6 {
+			t.Errorf("%s: totals %d/%d, want %d/%d", tc.name, st.IPv4.Total, st.IPv6.Total, tc.v4, tc.v6)
+		}
+	}
+}
+
+func TestAvoidBuggyIPsSkipsThem(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.255", "198.51.101.1")}}})
+	assign(t, a, req("ns/a", v4), "198.51.101.1")
+	if res := a.Assign(req("ns/b", v4)); !res.Pending() {
+		t.Fatalf("got %v from a pool of one usable address", res.Addresses)
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	got := Overlaps([]Pool{
+		{Name: "a", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "b", Ranges: []Range{rng("203.0.113.15", "203.0.113.20")}},
+		{Name: "c", Ranges: []Range{rng("203.0.113.21", "203.0.113.30"), rng("2001:db8::", "2001:db8::ff")}},
+		{Name: "d", Ranges: []Range{rng("2001:db8::ff", "2001:db8::1ff")}},
+	})
+	want := map[string][]string{"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}
+	if len(got) != len(want) {
+		t.Fatalf("overlaps %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("overlaps of %s: %v, want %v", k, got[k], v)
+		}
+	}
+}
