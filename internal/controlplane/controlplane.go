@@ -41,6 +41,10 @@ func Start() (*ControlPlane, error) {
 		return nil, fmt.Errorf("read embedded CRDs: %w", err)
 	}
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, CRDs: defs}
+	// Dual-stack Services, and room for thousands of them (envtest's default is one
+	// IPv4 /24). These ranges are only the API server's allocations: nothing on any
+	// network uses them.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", ServiceClusterIPRanges)
 	cfg, err := env.Start()
 	if err != nil {
 		// Start can fail after etcd and kube-apiserver are up (e.g. a CRD the server
@@ -50,6 +54,9 @@ func Start() (*ControlPlane, error) {
 	}
 	return &ControlPlane{env: env, Config: cfg, Assets: assets}, nil
 }
+
+// ServiceClusterIPRanges are the cluster-IP ranges of the API server: IPv4 and IPv6.
+const ServiceClusterIPRanges = "10.96.0.0/16,fd98:4b67:9c1e::/112"
 
 // Stop stops kube-apiserver and etcd and removes their data.
 func (c *ControlPlane) Stop() error { return c.env.Stop() }

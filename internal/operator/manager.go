@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
@@ -73,6 +75,9 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	if err := setupControllers(mgr, max(o.NodeConfigWorkers, 1)); err != nil {
+		return nil, err
+	}
+	if err := setupLoadBalancerIPAM(mgr); err != nil {
 		return nil, err
 	}
 	if o.AgentNamespace != "" {
@@ -141,4 +146,30 @@ func nonZero(d time.Duration) *time.Duration {
 		return nil
 	}
 	return &d
+}
+
+// setupLoadBalancerIPAM adds the address allocator for LoadBalancer Services and the
+// status of the pools it allocates from. Only Services that are or were of type
+// LoadBalancer reach its queue.
+func setupLoadBalancerIPAM(mgr ctrl.Manager) error {
+	c := mgr.GetClient()
+	ipam := &LoadBalancerIPAM{Client: c, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorderFor(FieldManager)}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("lbipam").
+		For(&corev1.Service{}, builder.WithPredicates(loadBalancerService)).
+		Watches(&kbgpv1.LoadBalancerIPPool{}, handler.EnqueueRequestsFromMapFunc(loadBalancerServices(c)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Func(ipam.startServiceQueue)).
+		Complete(metrics.Instrument(reconcile.Func(ipam.ReconcileService)))
+	if err != nil {
+		return fmt.Errorf("set up load-balancer address controller: %w", err)
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("lbpoolstatus").
+		For(&kbgpv1.LoadBalancerIPPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Func(ipam.startPoolQueue)).
+		Complete(metrics.Instrument(reconcile.Func(ipam.ReconcilePool)))
+	if err != nil {
+		return fmt.Errorf("set up load-balancer pool status controller: %w", err)
+	}
+	return nil
 }

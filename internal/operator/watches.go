@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -144,4 +145,37 @@ func clusterConfigOfNodeConfig(_ context.Context, obj client.Object) []reconcile
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// loadBalancerService passes events of Services that are, or were before the update, of
+// type LoadBalancer: the others never hold a pool address.
+var loadBalancerService = predicate.Funcs{
+	CreateFunc:  func(e event.CreateEvent) bool { return isLoadBalancer(e.Object) },
+	DeleteFunc:  func(e event.DeleteEvent) bool { return isLoadBalancer(e.Object) },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return isLoadBalancer(e.ObjectOld) || isLoadBalancer(e.ObjectNew) },
+	GenericFunc: func(e event.GenericEvent) bool { return isLoadBalancer(e.Object) },
+}
+
+func isLoadBalancer(o client.Object) bool {
+	svc, ok := o.(*corev1.Service)
+	return ok && svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+}
+
+// loadBalancerServices maps a pool event to every LoadBalancer Service: a new, changed
+// or deleted pool can give, move or take any of their addresses. Pool events are rare.
+func loadBalancerServices(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request {
+		var list corev1.ServiceList
+		if err := c.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+			log.FromContext(ctx).Error(err, "list Services for a pool change")
+			return nil
+		}
+		var out []reconcile.Request
+		for i := range list.Items {
+			if list.Items[i].Spec.Type == corev1.ServiceTypeLoadBalancer {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		}
+		return out
+	}
 }
