@@ -48,8 +48,8 @@ type LoadBalancerIPAM struct {
 	// serviceQueue is this controller's own queue: an address given back is offered
 	// to the Services waiting for one.
 	serviceQueue workqueue.TypedInterface[reconcile.Request]
-	alloc     *lbipam.Allocator
-	loaded    bool
+	alloc        *lbipam.Allocator
+	loaded       bool
 	// pools is the fingerprint of the pools the allocator has (names and resource
 	// versions), so a Service event re-reads them only when they changed.
 	pools string
