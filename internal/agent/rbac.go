@@ -6,7 +6,8 @@ package agent
 // only with a field selector on its own name (RBAC cannot express that restriction; the
 // admission policy in config/admission limits its writes to its own BGPNodeConfig, its
 // own Lease and Events about its own node). Services and EndpointSlices are read
-// cluster-wide: any of them may be advertised. Secrets are readable in its own
+// cluster-wide: any of them may be advertised; LoadBalancerIPPools say which
+// load-balancer IPs may be. Secrets are readable in its own
 // namespace only, through a Role, and so is its liveness Lease (get, create, update).
 // Events go to default only, where Events about cluster-scoped objects such as its
 // BGPNodeConfig live.
@@ -19,7 +20,7 @@ package agent
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
-// +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements;loadbalancerippools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs/status,verbs=get;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,namespace=default,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kbgp-system,resources=secrets,verbs=get;list;watch

@@ -78,6 +78,7 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 		For(&kbgpv1.BGPNodeConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
+		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Channel(r.secretEvents, toNode)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).

@@ -12,14 +12,40 @@ import (
 // allowedRanges are the ranges an advertisement entry lets Service addresses of the
 // user-chosen kinds be announced from: a Service's external IPs are written by whoever
 // writes the Service, and a load-balancer IP by whatever writes its status, so neither
-// is announced outside ranges an administrator allowed. Cluster IPs come from the
+// is announced outside ranges an administrator allowed: the advertisement's prefixes,
+// and for load-balancer IPs the LoadBalancerIPPools too. Cluster IPs come from the
 // cluster's own allocator and need no range.
 type allowedRanges struct {
 	externalIP, loadBalancerIP []netip.Prefix
+	pools                      []PoolRange
 }
 
-func newAllowedRanges(s *kbgpv1.ServiceAdvertisement) allowedRanges {
-	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes)}
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools}
+}
+
+// PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
+// load-balancer IPs.
+type PoolRange struct {
+	First, Last netip.Addr
+}
+
+// PoolRanges are the valid blocks of the pools; an invalid one (its status says why)
+// allows nothing.
+func PoolRanges(pools []kbgpv1.LoadBalancerIPPool) []PoolRange {
+	var out []PoolRange
+	for _, p := range pools {
+		for _, b := range p.Spec.Blocks {
+			if first, last, err := b.Bounds(); err == nil {
+				out = append(out, PoolRange{First: first, Last: last})
+			}
+		}
+	}
+	return out
+}
+
+func (r PoolRange) contains(a netip.Addr) bool {
+	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0
 }
 
 // parseRanges parses CIDRs; one that does not parse (the schema prevents it) allows
@@ -41,6 +67,9 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr) b
 	case kbgpv1.ServiceExternalIP:
 		ranges = a.externalIP
 	case kbgpv1.ServiceLoadBalancerIP:
+		if slices.ContainsFunc(a.pools, func(r PoolRange) bool { return r.contains(addr) }) {
+			return true
+		}
 		ranges = a.loadBalancerIP
 	default:
 		return true
@@ -60,11 +89,11 @@ type refusal struct {
 func refusalMessage(refused []refusal) string {
 	lines := make([]string, 0, len(refused))
 	for _, r := range refused {
-		field := "externalIPPrefixes"
+		where := "is outside the externalIPPrefixes"
 		if r.kind == kbgpv1.ServiceLoadBalancerIP {
-			field = "loadBalancerIPPrefixes"
+			where = "is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes"
 		}
-		lines = append(lines, fmt.Sprintf("%s %s is outside the %s of BGPAdvertisement %s", r.kind, r.addr, field, r.advertisement))
+		lines = append(lines, fmt.Sprintf("%s %s %s of BGPAdvertisement %s", r.kind, r.addr, where, r.advertisement))
 	}
 	slices.Sort(lines)
 	return strings.Join(slices.Compact(lines), "; ") + ": not announced"

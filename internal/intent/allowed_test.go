@@ -73,3 +73,37 @@ func FuzzParseRanges(f *testing.F) {
 		}
 	})
 }
+
+// TestPoolAddressesAreAllowed announces a load-balancer IP that lies in a
+// LoadBalancerIPPool block (CIDR or start–stop range) with no loadBalancerIPPrefixes
+// at all, and refuses one outside every pool.
+func TestPoolAddressesAreAllowed(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("lb", nil, "65001:1", nil, nil, kbgpv1.ServiceLoadBalancerIP)
+	pools := []kbgpv1.LoadBalancerIPPool{{Spec: kbgpv1.LoadBalancerIPPoolSpec{Blocks: []kbgpv1.IPBlock{
+		{CIDR: "203.0.113.0/28"}, {Start: "198.51.100.10", Stop: "198.51.100.20"}, {Start: "198.51.100.30", Stop: "198.51.100.25"},
+	}}}}
+	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges(pools)},
+		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x := newExportIndex("worker-1")
+	x.addPeer(peerKey{name: "a"}, nil, rules)
+	key := types.NamespacedName{Namespace: "shop", Name: "web"}
+	for _, tc := range []struct {
+		ip      string
+		allowed bool
+	}{
+		{"203.0.113.15", true}, {"198.51.100.10", true}, {"198.51.100.20", true},
+		{"198.51.100.21", false}, {"203.0.113.16", false},
+		{"198.51.100.27", false}, // in the block whose stop lies below its start
+	} {
+		svc := lbService("web", nil, tc.ip)
+		x.SetService(key, &svc, nil)
+		refused := x.RefusedOf(key)
+		if tc.allowed != (refused == "") {
+			t.Errorf("%s: refused %q, want allowed %v", tc.ip, refused, tc.allowed)
+		}
+		if !tc.allowed && refused != "LoadBalancerIP "+tc.ip+" is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes of BGPAdvertisement lb: not announced" {
+			t.Errorf("%s: message %q", tc.ip, refused)
+		}
+	}
+}

@@ -22,6 +22,8 @@ type Input struct {
 	PeerConfigs    map[string]*kbgpv1.BGPPeerConfig
 	Secrets        map[string]*corev1.Secret
 	Advertisements []kbgpv1.BGPAdvertisement
+	// LoadBalancerIPPools allow the load-balancer IPs in their blocks to be announced.
+	LoadBalancerIPPools []kbgpv1.LoadBalancerIPPool
 	// Services are every Service of the cluster; EndpointSlices are their slices, by
 	// Service (namespace/name), for externalTrafficPolicy Local.
 	Services       []corev1.Service
@@ -36,6 +38,9 @@ type Input struct {
 	// state, Service events included); peers and instances that cannot be built now keep
 	// running as they are.
 	Previous bgp.Desired
+
+	// poolRanges are LoadBalancerIPPools' blocks, parsed once per Build.
+	poolRanges []PoolRange
 }
 
 // Result is what the node must run and what went wrong.
@@ -57,6 +62,7 @@ func Build(in Input) Result {
 		return res
 	}
 	res.Exports = newExportIndex(in.NodeConfig.Name)
+	in.poolRanges = PoolRanges(in.LoadBalancerIPPools)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {
 		rid, ok := in.RouterIDs[inst.LocalASN]
 		if !ok {

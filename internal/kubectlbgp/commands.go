@@ -128,6 +128,7 @@ routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfi
 			if err != nil {
 				return err
 			}
+			owners := newServiceOwners(cluster.Services)
 			var rows [][]string
 			var counts, notes []string
 			for i := range ncs {
@@ -136,7 +137,7 @@ routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfi
 					return err
 				}
 				res := intent.Build(in)
-				rows = append(rows, routeRows(ncs[i].Name, res.Desired, wide)...)
+				rows = append(rows, routeRows(ncs[i].Name, res.Desired, owners, wide)...)
 				counts = append(counts, countLines(&ncs[i], res.Desired)...)
 				notes = append(notes, n...)
 			}

@@ -73,7 +73,7 @@ func nodeRoutesInput(ctx context.Context, r client.Reader, nc *kbgpv1.BGPNodeCon
 }
 
 func routesHeader(wide bool) []string {
-	h := []string{"NODE", "INSTANCE", "PEER", "PREFIX", "COMMUNITIES"}
+	h := []string{"NODE", "INSTANCE", "PEER", "PREFIX", "SERVICES", "COMMUNITIES"}
 	if wide {
 		h = append(h, "LARGE-COMMUNITIES", "LOCAL-PREF")
 	}
@@ -81,8 +81,8 @@ func routesHeader(wide bool) []string {
 }
 
 // routeRows lists what each peer of the node must be sent, sorted by instance, peer
-// and prefix.
-func routeRows(node string, d bgp.Desired, wide bool) [][]string {
+// and prefix, with the Services whose address each host route is.
+func routeRows(node string, d bgp.Desired, owners serviceOwners, wide bool) [][]string {
 	var rows [][]string
 	for _, key := range slices.SortedFunc(maps.Keys(d.Instances), bgp.InstanceKey.Compare) {
 		inst := d.Instances[key]
@@ -90,7 +90,7 @@ func routeRows(node string, d bgp.Desired, wide bool) [][]string {
 			export := inst.Peers[name].Export
 			for _, p := range slices.SortedFunc(maps.Keys(export), bgp.ComparePrefix) {
 				a := export[p]
-				row := []string{cell(node), key.String(), cell(name), p.String(), joinOrDash(a.Communities, intent.FormatStandardCommunity)}
+				row := []string{cell(node), key.String(), cell(name), p.String(), owners.of(p), joinOrDash(a.Communities, intent.FormatStandardCommunity)}
 				if wide {
 					lp := "-"
 					if a.LocalPreference != nil {
@@ -145,4 +145,45 @@ func joinOrDash[T any](vs []T, format func(T) string) string {
 		s[i] = format(v)
 	}
 	return strings.Join(s, ",")
+}
+
+// serviceOwners are the Services holding each host route's address (load-balancer,
+// cluster or external IP), as namespace/name.
+type serviceOwners map[netip.Prefix][]string
+
+// maxOwners bounds the Services named in one cell.
+const maxOwners = 3
+
+func newServiceOwners(svcs []corev1.Service) serviceOwners {
+	out := serviceOwners{}
+	for i := range svcs {
+		svc := &svcs[i]
+		ips := slices.Concat(svc.Spec.ClusterIPs, svc.Spec.ExternalIPs)
+		for _, ing := range svc.Status.LoadBalancer.Ingress {
+			ips = append(ips, ing.IP)
+		}
+		for _, ip := range ips {
+			if a, err := netip.ParseAddr(ip); err == nil {
+				a = a.Unmap()
+				p := netip.PrefixFrom(a, a.BitLen())
+				out[p] = append(out[p], svc.Namespace+"/"+svc.Name)
+			}
+		}
+	}
+	for p, names := range out {
+		out[p] = slices.Compact(slices.Sorted(slices.Values(names)))
+	}
+	return out
+}
+
+// of names the Services of a prefix; "-" for one that is no Service's (a pod CIDR).
+func (o serviceOwners) of(p netip.Prefix) string {
+	names := o[p]
+	switch {
+	case len(names) == 0:
+		return "-"
+	case len(names) > maxOwners:
+		return cell(strings.Join(names[:maxOwners], ",")) + fmt.Sprintf(",+%d", len(names)-maxOwners)
+	}
+	return cell(strings.Join(names, ","))
 }

@@ -73,12 +73,12 @@ func TestRoutesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"NODE       INSTANCE   PEER    PREFIX          COMMUNITIES   LARGE-COMMUNITIES   LOCAL-PREF",
-		"worker-r   65001      rr      100.64.1.1/32   65001:300     -                   250",
-		"worker-r   65001      rr      100.64.1.2/32   65001:300     -                   250",
-		"worker-r   65001      tor-a   10.244.7.0/24   65001:100     -                   -",
-		"worker-r   65001      tor-a   100.64.1.1/32   no-export     -                   -",
-		"worker-r   65001      tor-a   100.64.1.2/32   no-export     -                   -",
+		"NODE       INSTANCE   PEER    PREFIX          SERVICES     COMMUNITIES   LARGE-COMMUNITIES   LOCAL-PREF",
+		"worker-r   65001      rr      100.64.1.1/32   shop/web     65001:300     -                   250",
+		"worker-r   65001      rr      100.64.1.2/32   shop/local   65001:300     -                   250",
+		"worker-r   65001      tor-a   10.244.7.0/24   -            65001:100     -                   -",
+		"worker-r   65001      tor-a   100.64.1.1/32   shop/web     no-export     -                   -",
+		"worker-r   65001      tor-a   100.64.1.2/32   shop/local   no-export     -                   -",
 		"",
 		"worker-r 65001 rr: 2 computed, 1 reported (differs: see kubectl bgp peers and kubectl bgp explain worker-r)",
 		"worker-r 65001 tor-a: 3 computed, 3 reported",
@@ -99,7 +99,7 @@ func TestRoutesCommandWithReadableSecretAndNoNode(t *testing.T) {
 	if strings.Contains(out, "note:") || strings.Contains(out, "s3cret") || strings.Contains(out, "LOCAL-PREF") {
 		t.Errorf("with the Secret readable there is no note, never a password, and no wide columns:\n%s", out)
 	}
-	if !strings.Contains(out, "worker-r   65001      tor-a   100.64.1.2/32   no-export") {
+	if !strings.Contains(out, "worker-r   65001      tor-a   100.64.1.2/32   shop/local   no-export") {
 		t.Errorf("routes of every node when NODE is omitted:\n%s", out)
 	}
 }

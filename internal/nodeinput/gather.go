@@ -38,9 +38,10 @@ type Sources struct {
 // Cluster is what every node's input shares: the advertisements, and every Service with
 // its EndpointSlices.
 type Cluster struct {
-	Advertisements []kbgpv1.BGPAdvertisement
-	Services       []corev1.Service
-	EndpointSlices map[types.NamespacedName][]discoveryv1.EndpointSlice
+	Advertisements      []kbgpv1.BGPAdvertisement
+	LoadBalancerIPPools []kbgpv1.LoadBalancerIPPool
+	Services            []corev1.Service
+	EndpointSlices      map[types.NamespacedName][]discoveryv1.EndpointSlice
 }
 
 // ReadCluster lists what every node's input shares, once.
@@ -53,6 +54,10 @@ func ReadCluster(ctx context.Context, src Sources) (Cluster, error) {
 	if err := src.Reader.List(ctx, ads); err != nil {
 		return Cluster{}, fmt.Errorf("list BGPAdvertisements: %w", err)
 	}
+	pools := &kbgpv1.LoadBalancerIPPoolList{}
+	if err := src.Reader.List(ctx, pools); err != nil {
+		return Cluster{}, fmt.Errorf("list LoadBalancerIPPools: %w", err)
+	}
 	svcs := &corev1.ServiceList{}
 	if err := src.Reader.List(ctx, svcs, opts...); err != nil {
 		return Cluster{}, fmt.Errorf("list Services: %w", err)
@@ -61,7 +66,7 @@ func ReadCluster(ctx context.Context, src Sources) (Cluster, error) {
 	if err := src.Reader.List(ctx, epSlices, opts...); err != nil {
 		return Cluster{}, fmt.Errorf("list EndpointSlices: %w", err)
 	}
-	out := Cluster{Advertisements: ads.Items, Services: svcs.Items, EndpointSlices: map[types.NamespacedName][]discoveryv1.EndpointSlice{}}
+	out := Cluster{Advertisements: ads.Items, LoadBalancerIPPools: pools.Items, Services: svcs.Items, EndpointSlices: map[types.NamespacedName][]discoveryv1.EndpointSlice{}}
 	for _, s := range epSlices.Items {
 		if svc, ok := intent.EndpointSliceService(&s); ok {
 			out.EndpointSlices[svc] = append(out.EndpointSlices[svc], s)
@@ -88,7 +93,8 @@ func ReadNodeConfig(ctx context.Context, r client.Reader, node string) (*kbgpv1.
 // missing object is simply absent (intent.Build reports it).
 func ForNode(ctx context.Context, src Sources, cluster Cluster, nc *kbgpv1.BGPNodeConfig) (intent.Input, error) {
 	in := intent.Input{
-		NodeConfig: nc, Advertisements: cluster.Advertisements, Services: cluster.Services, EndpointSlices: cluster.EndpointSlices,
+		NodeConfig: nc, Advertisements: cluster.Advertisements, LoadBalancerIPPools: cluster.LoadBalancerIPPools,
+		Services: cluster.Services, EndpointSlices: cluster.EndpointSlices,
 		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{}, Secrets: map[string]*corev1.Secret{},
 	}
 	for _, name := range referencedPeerConfigs(nc) {
