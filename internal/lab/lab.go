@@ -199,7 +199,8 @@ func startUpstream(ctx context.Context, kind string, port uint16, logger *slog.L
 }
 
 // createAll creates the lab's objects, then writes the status a cluster's controllers
-// would have written (Node addresses, load-balancer IPs): Create ignores status.
+// outside kbgp would have written (Node addresses, the other class's load-balancer IP):
+// Create ignores status.
 func createAll(ctx context.Context, c client.Client, objs []client.Object) error {
 	for _, obj := range objs {
 		status := obj.DeepCopyObject().(client.Object)
@@ -285,12 +286,14 @@ func observe(ctx context.Context, c client.Client, upstream upstreamRouter) (rep
 	return report{nodeConfigs: ncs.Items, routes: routes, problems: problems}, nil
 }
 
-// hasStatus says whether the lab sets status on obj: the kinds whose status a real
-// cluster's controllers write.
+// hasStatus says whether the lab sets status on obj: Nodes, and Services of another
+// load-balancer class, whose status a real cluster's controllers outside kbgp write.
 func hasStatus(obj client.Object) bool {
-	switch obj.(type) {
-	case *corev1.Node, *corev1.Service:
+	switch o := obj.(type) {
+	case *corev1.Node:
 		return true
+	case *corev1.Service:
+		return o.Spec.LoadBalancerClass != nil
 	}
 	return false
 }

@@ -59,23 +59,32 @@ var nodes = []labNode{
 
 // labService is one LoadBalancer Service of the lab.
 type labService struct {
-	name  string
-	ip    string
-	class *string
+	name string
+	// ip is the address the Service ends up with.
+	ip string
+	// requested, when true, asks the pool for ip by annotation; otherwise the pool
+	// picks it (the lowest address the requested ones leave free).
+	requested bool
+	class     *string
 	// localOn, when set, makes the Service externalTrafficPolicy Local with one ready
 	// endpoint on that node.
 	localOn string
 }
 
-// labLoadBalancerRange is the range the lab's advertisement allows load-balancer IPs
-// from; every Service address below is in it.
-const labLoadBalancerRange = "100.64.0.0/24"
+// The lab's LoadBalancerIPPool hands out these two addresses: api asks for the second,
+// so web gets the first whichever the operator serves first.
+const (
+	labPoolStart = "100.64.0.10"
+	labPoolStop  = "100.64.0.11"
+)
 
-// services: one announced by every node, one only by the node with its endpoint, and one
-// of another load-balancer class that kbgp must leave alone.
+// services: one announced by every node, one only by the node with its endpoint (both
+// given their addresses by the operator from the lab's pool), and one of another
+// load-balancer class that kbgp must leave alone, whose address the lab writes as that
+// class's controller would.
 var services = []labService{
-	{name: "web", ip: "100.64.0.10"},
-	{name: "api", ip: "100.64.0.11", localOn: "lab-node-3"},
+	{name: "web", ip: labPoolStart},
+	{name: "api", ip: labPoolStop, requested: true, localOn: "lab-node-3"},
 	{name: "other-lb", ip: "100.64.0.12", class: ptr.To("other.example/lb")},
 }
 
@@ -112,15 +121,15 @@ func expectedRoutes() []expectedRoute {
 }
 
 // objects returns everything the lab creates, in creation order, for an upstream
-// router listening on port. Status that controllers would write (Node addresses,
-// load-balancer IPs) is applied separately by the caller.
+// router listening on port. Status that controllers outside kbgp would write (Node
+// addresses, the other class's load-balancer IP) is applied separately by the caller.
 func objects(port uint16) []client.Object {
 	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}}
 	for _, n := range nodes {
 		objs = append(objs, node(n), override(n))
 	}
 	objs = append(objs, clusterConfig("lab-annotated", "annotation", "${node.annotations['"+routerIDAnnotation+"']}"),
-		clusterConfig("lab", "auto", ""), peerConfig(port), advertisement())
+		clusterConfig("lab", "auto", ""), peerConfig(port), advertisement(), pool())
 	for _, s := range services {
 		objs = append(objs, service(s))
 		if s.localOn != "" {
@@ -199,10 +208,19 @@ func advertisement() *kbgpv1.BGPAdvertisement {
 			{AdvertisementType: kbgpv1.AdvertisementPodCIDR, Attributes: &kbgpv1.BGPAttributes{
 				Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:100"}}}},
 			{AdvertisementType: kbgpv1.AdvertisementService,
-				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}, LoadBalancerIPPrefixes: []kbgpv1.CIDR{labLoadBalancerRange}},
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
 				Attributes: &kbgpv1.BGPAttributes{Communities: &kbgpv1.BGPCommunities{
 					Standard: []kbgpv1.StandardCommunity{"65001:200"}, Large: []kbgpv1.LargeCommunity{"65001:1:2"}}}},
 		}},
+	}
+}
+
+// pool is the lab's LoadBalancerIPPool. The advertisement names no
+// loadBalancerIPPrefixes: a pool's addresses are allowed as they are.
+func pool() *kbgpv1.LoadBalancerIPPool {
+	return &kbgpv1.LoadBalancerIPPool{
+		ObjectMeta: metav1.ObjectMeta{Name: "lab"},
+		Spec:       kbgpv1.LoadBalancerIPPoolSpec{Blocks: []kbgpv1.IPBlock{{Start: labPoolStart, Stop: labPoolStop}}},
 	}
 }
 
@@ -211,12 +229,18 @@ func service(s labService) *corev1.Service {
 	if s.localOn != "" {
 		policy = corev1.ServiceExternalTrafficPolicyLocal
 	}
-	return &corev1.Service{
+	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: s.name, Labels: map[string]string{"app": s.name}},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: policy,
 			LoadBalancerClass: s.class, Ports: []corev1.ServicePort{{Port: 80}}},
-		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: s.ip}}}},
 	}
+	if s.requested {
+		svc.Annotations = map[string]string{kbgpv1.LoadBalancerIPsAnnotation: s.ip}
+	}
+	if s.class != nil {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: s.ip}}
+	}
+	return svc
 }
 
 // endpointSlice puts one ready endpoint of s on its node.

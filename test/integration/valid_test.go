@@ -44,6 +44,7 @@ var validObjects = []struct {
 	{"service pseudo-labels", advertisement, serviceAdvertisement(`selector: {matchLabels: {kbgp.io/service-name: web, kbgp.io/service-namespace: shop}}`)},
 	{"every service address", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ClusterIP, ExternalIP]}}]}`},
 	{"override without instances", override, `{nodeRef: worker-1}`},
+	{"pool of cidrs and ranges, both families", lbPool, `{blocks: [{cidr: 203.0.113.0/28}, {start: 203.0.113.20, stop: 203.0.113.30}, {cidr: "2001:db8:100::/120"}, {start: "2001:db8:200::1", stop: "2001:db8:200::1"}], serviceSelector: {matchLabels: {kbgp.io/service-namespace: shop}}, avoidBuggyIPs: true}`},
 }
 
 func TestValidObjectsAreAccepted(t *testing.T) {

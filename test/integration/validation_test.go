@@ -13,6 +13,7 @@ const (
 	advertisement = "BGPAdvertisement"
 	override      = "BGPNodeConfigOverride"
 	nodeConfig    = "BGPNodeConfig"
+	lbPool        = "LoadBalancerIPPool"
 )
 
 // invalidCase is an object the API server must refuse. field is the path the error
@@ -141,6 +142,15 @@ var invalidObjects = []invalidCase{
 	// Node configs (written by the operator, held to the same rules).
 	{"node config duplicate peer address", nodeConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: b, peerAddress: 10.1.1.1, peerASN: 65002}"), "spec.bgpInstances[0].peers", msgPeerUnique},
 	{"node config without instances", nodeConfig, `{}`, "spec.bgpInstances", "Required value"},
+
+	// Load-balancer pools.
+	{"pool without blocks", lbPool, `{blocks: []}`, "spec.blocks", "at least 1 items"},
+	{"pool block both cidr and range", lbPool, `{blocks: [{cidr: 203.0.113.0/28, start: 203.0.113.20, stop: 203.0.113.30}]}`, "spec.blocks[0]", "a block is either cidr or start and stop"},
+	{"pool block empty", lbPool, `{blocks: [{}]}`, "spec.blocks[0]", "a block is either cidr or start and stop"},
+	{"pool block start alone", lbPool, `{blocks: [{start: 203.0.113.20}]}`, "spec.blocks[0]", "start and stop go together"},
+	{"pool block of two families", lbPool, `{blocks: [{start: 203.0.113.20, stop: "2001:db8::20"}]}`, "spec.blocks[0]", "start and stop must be of one family"},
+	{"pool cidr with host bits", lbPool, `{blocks: [{cidr: 203.0.113.7/24}]}`, "spec.blocks[0].cidr", "must not have host bits set"},
+	{"pool start not an IP", lbPool, `{blocks: [{start: 203.0.113.300, stop: 203.0.113.301}]}`, "spec.blocks[0].start", "must be an IPv4 or IPv6 address"},
 }
 
 func seventeenInstances() string {
