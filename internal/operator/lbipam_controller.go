@@ -33,7 +33,8 @@ const (
 // than one lock (shared with the pool status controller). It keeps nothing the API
 // does not hold: its first reconcile rebuilds the allocator from every Service's
 // status, read from the API server itself rather than the cache, so a new leader
-// cannot miss an address its predecessor wrote just before it stopped.
+// cannot miss an address its predecessor wrote just before it stopped; so does every
+// reconcile that finds the pools changed.
 type LoadBalancerIPAM struct {
 	Client client.Client
 	// APIReader reads around the cache for the rebuild.
@@ -48,10 +49,11 @@ type LoadBalancerIPAM struct {
 	// serviceQueue is this controller's own queue: an address given back is offered
 	// to the Services waiting for one.
 	serviceQueue workqueue.TypedInterface[reconcile.Request]
-	alloc        *lbipam.Allocator
-	loaded       bool
-	// pools is the fingerprint of the pools the allocator has (names and resource
-	// versions), so a Service event re-reads them only when they changed.
+	// alloc is nil until the first reconcile.
+	alloc *lbipam.Allocator
+	// pools is the fingerprint of the pools the allocator was built with (names, UIDs
+	// and generations: a status write is no change), so a Service event rebuilds it
+	// only when they changed.
 	pools string
 	// havePools is false while no pool exists: the allocator then leaves every
 	// Service alone, so a cluster whose addresses come from elsewhere (or by hand) is
@@ -66,10 +68,7 @@ type LoadBalancerIPAM struct {
 func (r *LoadBalancerIPAM) ReconcileService(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.load(ctx); err != nil {
-		return reconcile.Result{}, err
-	}
-	if err := r.refreshPools(ctx); err != nil {
+	if err := r.sync(ctx); err != nil {
 		return reconcile.Result{}, err
 	}
 	key := req.Namespace + "/" + req.Name
@@ -111,16 +110,33 @@ func (r *LoadBalancerIPAM) ReconcileService(ctx context.Context, req reconcile.R
 	return reconcile.Result{}, r.writeIngress(ctx, &svc, res.Addresses)
 }
 
-// load rebuilds the allocator once, oldest Service first, so that of two Services
-// holding one address (which only a bug could cause) the older keeps it.
-func (r *LoadBalancerIPAM) load(ctx context.Context) error {
-	if r.loaded {
+// sync rebuilds the allocator whenever the pools changed (and at the first
+// reconcile): from every Service's status, read from the API server itself, oldest
+// Service first, so that of two Services holding one address (which only a bug could
+// cause) the older keeps it. Rebuilding on a pool change, rather than only handing the
+// allocator the new pools, is what lets a first pool adopt the addresses Services
+// already hold (from another allocator, or by hand): the pool event queues every
+// Service in no particular order, and without the rebuild a Service served early could
+// take an address a later one holds. Pools change rarely; a Service event costs no list.
+func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
+	var list kbgpv1.LoadBalancerIPPoolList
+	if err := r.Client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		return fmt.Errorf("list LoadBalancerIPPools: %w", err)
+	}
+	var fp strings.Builder
+	for _, p := range list.Items {
+		fmt.Fprintf(&fp, "%s@%s/%d,", p.Name, p.UID, p.Generation)
+	}
+	if r.alloc != nil && fp.String() == r.pools {
 		return nil
 	}
-	r.alloc, r.problems = lbipam.New(), map[string]string{}
-	if err := r.refreshPools(ctx); err != nil {
-		return err
+	pools := make([]lbipam.Pool, 0, len(list.Items))
+	for i := range list.Items {
+		p, _ := lbipam.NewPool(&list.Items[i]) // the pool status reports the error
+		pools = append(pools, p)
 	}
+	alloc := lbipam.New()
+	alloc.SetPools(pools)
 	var svcs corev1.ServiceList
 	if err := r.APIReader.List(ctx, &svcs); err != nil {
 		return fmt.Errorf("list Services to rebuild the address allocations: %w", err)
@@ -138,35 +154,15 @@ func (r *LoadBalancerIPAM) load(ctx context.Context) error {
 			continue
 		}
 		if req, err := lbipam.NewRequest(svc); err == nil {
-			r.alloc.Restore(req)
-			restored += len(r.alloc.Holds(req.Service))
+			alloc.Restore(req)
+			restored += len(alloc.Holds(req.Service))
 		}
 	}
-	log.FromContext(ctx).Info("rebuilt load-balancer address allocations from Services' status", "addresses", restored)
-	r.loaded = true
-	return nil
-}
-
-// refreshPools gives the allocator the pools of the cache when they changed.
-func (r *LoadBalancerIPAM) refreshPools(ctx context.Context) error {
-	var list kbgpv1.LoadBalancerIPPoolList
-	if err := r.Client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("list LoadBalancerIPPools: %w", err)
+	log.FromContext(ctx).Info("rebuilt load-balancer address allocations from Services' status", "pools", len(pools), "addresses", restored)
+	r.alloc, r.pools, r.havePools = alloc, fp.String(), len(pools) > 0
+	if r.problems == nil {
+		r.problems = map[string]string{}
 	}
-	var fp strings.Builder
-	for _, p := range list.Items {
-		fmt.Fprintf(&fp, "%s@%s,", p.Name, p.ResourceVersion)
-	}
-	if r.alloc != nil && fp.String() == r.pools && r.loaded {
-		return nil
-	}
-	pools := make([]lbipam.Pool, 0, len(list.Items))
-	for i := range list.Items {
-		p, _ := lbipam.NewPool(&list.Items[i]) // the pool status reports the error
-		pools = append(pools, p)
-	}
-	r.alloc.SetPools(pools)
-	r.pools, r.havePools = fp.String(), len(pools) > 0
 	r.notifyPools()
 	return nil
 }

@@ -49,10 +49,7 @@ func (r *LoadBalancerIPAM) ReconcilePool(ctx context.Context, req reconcile.Requ
 // overlaps against the other pools of the cache.
 func (r *LoadBalancerIPAM) poolFacts(ctx context.Context, pool *kbgpv1.LoadBalancerIPPool) (lbipam.PoolFacts, error) {
 	r.mu.Lock()
-	err := r.load(ctx)
-	if err == nil {
-		err = r.refreshPools(ctx)
-	}
+	err := r.sync(ctx)
 	var stats lbipam.PoolStats
 	if err == nil {
 		stats = r.alloc.Stats(pool.Name)

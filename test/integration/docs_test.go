@@ -96,7 +96,21 @@ func dryRunApply(obj *unstructured.Unstructured) error {
 // TestMigrationExamplesAreAccepted applies every kbgp object of docs/migration.md to the
 // real API server, so the migration examples can never drift from the schema.
 func TestMigrationExamplesAreAccepted(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(server.RepoRoot, "docs", "migration.md"))
+	// One worked example per project (MetalLB, Cilium v2, Cilium peering policy,
+	// kube-router, Calico), each at least a cluster config and a peer config: fewer
+	// objects means the extraction lost examples.
+	applyDocExamples(t, "migration.md", 10)
+}
+
+// TestLoadBalancerExamplesAreAccepted does the same for docs/load-balancer.md.
+func TestLoadBalancerExamplesAreAccepted(t *testing.T) {
+	applyDocExamples(t, "load-balancer.md", 1)
+}
+
+// applyDocExamples dry-runs every kbgp object of docs/name, of which there must be at
+// least least.
+func applyDocExamples(t *testing.T, name string, least int) {
+	data, err := os.ReadFile(filepath.Join(server.RepoRoot, "docs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,16 +118,13 @@ func TestMigrationExamplesAreAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One worked example per project (MetalLB, Cilium v2, Cilium peering policy,
-	// kube-router, Calico), each at least a cluster config and a peer config: fewer
-	// objects means the extraction lost examples.
-	if len(objs) < 10 {
-		t.Fatalf("docs/migration.md: found %d kbgp objects, want at least 10", len(objs))
+	if len(objs) < least {
+		t.Fatalf("docs/%s: found %d kbgp objects, want at least %d", name, len(objs), least)
 	}
 	for _, o := range objs {
 		t.Run(fmt.Sprintf("line %d %s %s", o.line, o.obj.GetKind(), o.obj.GetName()), func(t *testing.T) {
 			if err := dryRunApply(o.obj); err != nil {
-				t.Errorf("docs/migration.md, yaml block at line %d: the API server refused %s %q: %v", o.line, o.obj.GetKind(), o.obj.GetName(), err)
+				t.Errorf("docs/%s, yaml block at line %d: the API server refused %s %q: %v", name, o.line, o.obj.GetKind(), o.obj.GetName(), err)
 			}
 		})
 	}

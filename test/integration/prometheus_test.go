@@ -33,6 +33,7 @@ func TestPrometheusManifestsApply(t *testing.T) {
 	got := k.run("apply", "--server-side", "--dry-run=server", "-k", configDir("prometheus"))
 	for _, want := range []string{
 		"podmonitor.monitoring.coreos.com/kbgp serverside-applied (server dry run)",
+		"prometheusrule.monitoring.coreos.com/kbgp-load-balancer serverside-applied (server dry run)",
 		"prometheusrule.monitoring.coreos.com/kbgp-router-id serverside-applied (server dry run)",
 		"prometheusrule.monitoring.coreos.com/kbgp-sessions serverside-applied (server dry run)",
 	} {
