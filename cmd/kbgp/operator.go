@@ -28,7 +28,9 @@ func newOperatorCommand() *cobra.Command {
 		Long: `The operator watches BGPClusterConfigs, BGPNodeConfigOverrides and Nodes and
 writes BGPNodeConfig/<node> for every node a cluster config selects, owned by the
 Node. It reports conflicts and missing references as conditions on the
-BGPClusterConfig. Run two replicas with --leader-elect.`,
+BGPClusterConfig. Once a LoadBalancerIPPool exists it also gives LoadBalancer
+Services their addresses (status.loadBalancer.ingress) from the pools. Run two
+replicas with --leader-elect.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runOperator(cmd, o) },
 	}

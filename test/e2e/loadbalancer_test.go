@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// The load-balancer e2e's pool and the namespace of its Services.
+const (
+	lbNamespace = "e2e-lb"
+	lbPool4     = "100.64.30.0/24"
+	lbPool6     = "2001:db8:30::/120"
+)
+
+// TestLoadBalancerAddressesFromAPool runs the whole path with nobody writing Service
+// status by hand: `kbgp operator` renders the node's config from a cluster config and
+// gives LoadBalancer Services addresses from a LoadBalancerIPPool, and `kbgp agent`
+// announces them to FRR over an IPv4 and an IPv6 session. A single-stack Service's /32
+// and a dual-stack Service's /32 and /128 reach FRR; a Service of another class gets no
+// address and nothing reaches FRR for it; deleting a Service withdraws its routes.
+func TestLoadBalancerAddressesFromAPool(t *testing.T) {
+	lab := netlab.New(t)
+	nodeNS, frrNS, ctl := lab.Namespace("node"), lab.Namespace("frr"), lab.Namespace("ctl")
+	lab.Link(nodeNS, "to-frr", []string{"198.51.100.1/30", "2001:db8:1::1/64"}, frrNS, "to-node", []string{"198.51.100.2/30", "2001:db8:1::2/64"})
+	f := netlab.StartFRR(frrNS, netlab.FRRConfig{
+		ASN: 65010, RouterID: "198.51.100.2", ListenAddrs: []string{"198.51.100.2", "2001:db8:1::2"},
+		RawConfig: `
+neighbor 198.51.100.1 remote-as 65001
+neighbor 198.51.100.1 timers connect 1
+neighbor 2001:db8:1::1 remote-as 65001
+neighbor 2001:db8:1::1 timers connect 1
+address-family ipv6 unicast
+ neighbor 2001:db8:1::1 activate
+exit-address-family
+`,
+	})
+	nodeName := "e2e-lb-" + strings.Trim(lab.Prefix(), "-")
+	createLoadBalancerObjects(t, nodeName)
+
+	kubeconfig, _ := lab.RelayedKubeconfig(ctl, server.Config.Host, "operator", func(path string) error {
+		return server.WriteKubeconfig(path, "e2e-operator")
+	})
+	ctl.Start("kbgp-operator", kbgpBinary, "operator", "--kubeconfig", kubeconfig, "--agent-namespace", agentNamespace,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	startAgent(t, lab, nodeNS, nodeName)
+	f.WaitNeighborState(t, "198.51.100.1", "Established", sessionTimeout)
+	f.WaitNeighborState(t, "2001:db8:1::1", "Established", sessionTimeout)
+
+	web := lbServiceFor(t, "web", nil)
+	webIP := waitIngress(t, web, 1)[0]
+	if !netip.MustParsePrefix(lbPool4).Contains(webIP) {
+		t.Fatalf("web got %s, outside the pool's %s", webIP, lbPool4)
+	}
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+
+	dual := lbServiceFor(t, "dual", func(s *corev1.Service) {
+		s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack)
+		s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+	})
+	dualIPs := waitIngress(t, dual, 2)
+	if !netip.MustParsePrefix(lbPool6).Contains(dualIPs[1]) {
+		t.Fatalf("dual got %v, no IPv6 address of the pool's %s", dualIPs, lbPool6)
+	}
+	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", true)
+	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", true)
+
+	// Another class is another controller's: no address, nothing announced. The
+	// operator has had the whole dual-stack allocation to serve it meanwhile.
+	other := lbServiceFor(t, "other", func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To("example.com/other") })
+	time.Sleep(2 * time.Second)
+	if got := currentIngress(t, other); len(got) != 0 {
+		t.Fatalf("a Service of another class got %v", got)
+	}
+
+	if err := server.Client.Delete(context.Background(), dual); err != nil {
+		t.Fatal(err)
+	}
+	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", false)
+	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", false)
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+}
+
+// createLoadBalancerObjects configures node through a cluster config, as an operator
+// user would: an IPv4 and an IPv6 peer, an advertisement of load-balancer IPs with no
+// allowed prefixes (the pool's addresses are allowed as they are) and the pool.
+func createLoadBalancerObjects(t *testing.T, nodeName string) {
+	t.Helper()
+	ensureNamespace(t)
+	if err := server.EnsureNamespace(context.Background(), lbNamespace); err != nil {
+		t.Fatal(err)
+	}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "e2e-lb"}}
+	timers := &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)}
+	v4 := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb-v4"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers: timers, Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+	v6 := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb-v6"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers: timers.DeepCopy(), Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+	cc := &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb"}, Spec: kbgpv1.BGPClusterConfigSpec{
+		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"e2e": "lb"}},
+		BGPInstances: []kbgpv1.BGPInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "10.99.0.30"},
+			Peers: []kbgpv1.BGPPeer{
+				{Name: "frr-v4", PeerAddress: "198.51.100.2", PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: v4.Name}},
+				{Name: "frr-v6", PeerAddress: "2001:db8:1::2", PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: v6.Name}},
+			},
+		}},
+	}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb", Labels: map[string]string{"advertise": "e2e-lb"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementService,
+			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+		}}}}
+	pool := &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb"}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
+		Blocks:          []kbgpv1.IPBlock{{CIDR: lbPool4}, {CIDR: lbPool6}},
+		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": lbNamespace}},
+	}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"e2e": "lb"}}}
+	create(t, node, v4, v6, cc, ad, pool)
+}
+
+// lbServiceFor creates a LoadBalancer Service in the e2e's namespace with no address.
+func lbServiceFor(t *testing.T, name string, mut func(*corev1.Service)) *corev1.Service {
+	t.Helper()
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: lbNamespace, Name: name},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}}},
+	}
+	if mut != nil {
+		mut(svc)
+	}
+	create(t, svc)
+	return svc
+}
+
+func currentIngress(t *testing.T, svc *corev1.Service) []netip.Addr {
+	t.Helper()
+	var got corev1.Service
+	if err := server.Client.Get(context.Background(), types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, &got); err != nil {
+		t.Fatal(err)
+	}
+	var out []netip.Addr
+	for _, ing := range got.Status.LoadBalancer.Ingress {
+		out = append(out, netip.MustParseAddr(ing.IP))
+	}
+	return out
+}
+
+// waitIngress waits until the operator gave the Service n addresses.
+func waitIngress(t *testing.T, svc *corev1.Service, n int) []netip.Addr {
+	t.Helper()
+	var got []netip.Addr
+	netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {
+		got = currentIngress(t, svc)
+		return len(got) == n, fmt.Sprintf("Service %s/%s has ingress %v, want %d addresses", svc.Namespace, svc.Name, got, n)
+	})
+	return got
+}
+
+// waitFRRPrefix waits until prefix is (or is not) in FRR's table of afi.
+func waitFRRPrefix(t *testing.T, f *netlab.FRR, afi, prefix string, present bool) {
+	t.Helper()
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		routes, err := f.Routes(afi)
+		_, ok := routes[prefix]
+		return err == nil && ok == present, fmt.Sprintf("FRR %s: %s present=%v (want %v): %v", afi, prefix, ok, present, err)
+	})
+}
