@@ -148,6 +148,10 @@ func nonZero(d time.Duration) *time.Duration {
 	return &d
 }
 
+// lbipamWorkers is how many Services' status writes overlap; the allocation itself is
+// one at a time.
+const lbipamWorkers = 8
+
 // setupLoadBalancerIPAM adds the address allocator for LoadBalancer Services and the
 // status of the pools it allocates from. Only Services that are or were of type
 // LoadBalancer reach its queue.
@@ -159,6 +163,7 @@ func setupLoadBalancerIPAM(mgr ctrl.Manager) error {
 		For(&corev1.Service{}, builder.WithPredicates(loadBalancerService)).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, handler.EnqueueRequestsFromMapFunc(loadBalancerServices(c)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Func(ipam.startServiceQueue)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: lbipamWorkers}).
 		Complete(metrics.Instrument(reconcile.Func(ipam.ReconcileService)))
 	if err != nil {
 		return fmt.Errorf("set up load-balancer address controller: %w", err)

@@ -1,0 +1,257 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/test/apiserver"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// b8Step is one rate at which LoadBalancer Services are created.
+type b8Step struct {
+	rate     float64
+	services int
+}
+
+// b8Steps: a trickle, the goal's 100 Services/s, and a burst of 1,000 as fast as the
+// API server takes them.
+func b8Steps() []b8Step {
+	if os.Getenv("KBGP_B8_QUICK") != "" {
+		return []b8Step{{rate: 10, services: 20}}
+	}
+	return []b8Step{{rate: 10, services: 50}, {rate: 100, services: 500}, {rate: 10000, services: 1000}}
+}
+
+const (
+	b8P99Goal = 200 * time.Millisecond
+	// b8Wait bounds how long a step waits for its last route.
+	b8Wait = 2 * time.Minute
+	// b8StepLabel gives each step's Services their own pool. Not under kbgp.io: a
+	// Service cannot set labels there (they are dropped before selection).
+	b8StepLabel = "b8.bench.example/step"
+)
+
+// TestB8ServiceToRoute times a LoadBalancer Service from its creation (no address in
+// it) to its /32 in FRR's table: the operator's LoadBalancerIPAM (the real manager, in
+// this process) gives it an address from a LoadBalancerIPPool and writes its status;
+// `kbgp agent` (a process in a node namespace) sees the status and announces the
+// address. Every Service must end with a distinct address.
+func TestB8ServiceToRoute(t *testing.T) {
+	log.SetLogger(logr.Discard())
+	server, err := apiserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Stop()
+	l := newPeerLab(t, false, "kbgp")
+	kbgpNode(t, server, l)
+	mustCreate(t, server.Client, serviceAdvertisement(kbgpv1.ServiceLoadBalancerIP))
+	// The operator deletes node configs no cluster config selects: this one renders
+	// the node config kbgpNode wrote, unchanged.
+	s := l.speakers["kbgp"]
+	mustCreate(t, server.Client, &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: "bench"}, Spec: kbgpv1.BGPClusterConfigSpec{
+		BGPInstances: []kbgpv1.BGPInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: speakerASN, RouterID: s.addr.String()},
+			Peers: []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: s.frr.String(), PeerASN: peerASN,
+				PeerConfigRef: &kbgpv1.PeerConfigReference{Name: "bench-frr"}}},
+		}},
+	}})
+	// The client limits of the `kbgp operator` binary (--kube-api-qps, --kube-api-burst).
+	opCfg := rest.CopyConfig(server.Config)
+	opCfg.QPS, opCfg.Burst = 200, 400
+	stop := startOperator(t, opCfg)
+	defer stop()
+	peer := s.addr.String()
+	waitNeighbor(t, l.frr, peer, 2*time.Minute, func(s neighborSample) bool { return s.state == "Established" })
+
+	cfg := rest.CopyConfig(server.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: server.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("B8 results (FRR polled every %s; a Service is dated from its create call to the end of the first poll holding its /32)", pollEvery)
+	t.Logf("| rate asked | rate achieved | Services | p50 | p99 | max | address in status p50 / p99 | no address | never at FRR | duplicate addresses | create call p50 / p99 | longest poll gap | load |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for i, step := range b8Steps() {
+		r := runB8Step(t, c, l.frr, i, step)
+		t.Logf("| %g/s | %.0f/s | %d | %s | %s | %s | %s / %s | %d | %d | %d | %s / %s | %s | %s |", step.rate, r.rec.achieved(), step.services,
+			ms(r.latency.median()), ms(r.latency.quantile(0.99)), ms(r.latency.quantile(1)), ms(r.assigned.median()), ms(r.assigned.quantile(0.99)),
+			r.unassigned, r.missing, r.duplicates,
+			ms(r.rec.calls.median()), ms(r.rec.calls.quantile(0.99)), ms(r.maxGap), r.load)
+		if r.unassigned > 0 || r.missing > 0 || r.duplicates > 0 {
+			t.Errorf("%g/s: %d Services got no address, %d never reached FRR, %d addresses held twice", step.rate, r.unassigned, r.missing, r.duplicates)
+		}
+		if step.rate == 100 {
+			t.Logf("100/s: p99 %s is %.2f× the %s goal", ms(r.latency.quantile(0.99)), float64(r.latency.quantile(0.99))/float64(b8P99Goal), ms(b8P99Goal))
+		}
+	}
+}
+
+type b8Result struct {
+	rec paced
+	// assigned is from the create call to the watch event carrying the address;
+	// latency to the route at FRR.
+	assigned, latency durations
+	// unassigned Services got no address; missing ones got one that never reached FRR.
+	unassigned, missing, duplicates int
+	maxGap              time.Duration
+	load                string
+}
+
+// runB8Step creates the step's Services at its rate, each with no address, next to a
+// pool of its own (a /20 of lbBlock) that serves only them, and waits for their routes.
+func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8Step) b8Result {
+	ctx := context.Background()
+	block := lbBlock(step)
+	label := strconv.Itoa(step)
+	mustCreate(t, c, &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: "b8-" + label}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
+		Blocks:          []kbgpv1.IPBlock{{CIDR: kbgpv1.CIDR(block.String())}},
+		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{b8StepLabel: kbgpv1.LabelValue(label)}},
+	}})
+	// The pool hands out its lowest free addresses, so the step's Services end up with
+	// the first ones of the block, in some order.
+	want := hostAddrs(block.Addr(), s.services)
+	r := b8Result{load: loadAvg()}
+	seen := make(chan prefixTimes, 1)
+	go func() { seen <- watchPrefixes(frr, block.String(), want, b8Wait) }()
+	names := make([]string, s.services)
+	assigned, stopWatch := watchAssigned(t, c, label)
+	defer stopWatch()
+	r.rec = pace(t, s.rate, s.services, func(k int) error {
+		names[k] = fmt.Sprintf("b8-%d-%04d", step, k)
+		return c.Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: names[k], Namespace: "default", Labels: map[string]string{b8StepLabel: label}},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, AllocateLoadBalancerNodePorts: ptr.To(false),
+				Ports: []corev1.ServicePort{{Port: 80}}},
+		})
+	})
+	got := <-seen
+	r.maxGap = got.maxGap
+	holder := map[netip.Addr]string{}
+	for k, name := range names {
+		var svc corev1.Service
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &svc); err != nil {
+			t.Fatal(err)
+		}
+		if len(svc.Status.LoadBalancer.Ingress) != 1 {
+			r.unassigned++
+			continue
+		}
+		addr := netip.MustParseAddr(svc.Status.LoadBalancer.Ingress[0].IP)
+		if _, dup := holder[addr]; dup {
+			r.duplicates++
+		}
+		holder[addr] = name
+		if a, ok := assigned.at(name); ok {
+			r.assigned = append(r.assigned, a.Sub(r.rec.sent[k]))
+		}
+		at, ok := got.first[addr.String()+"/32"]
+		if !ok {
+			r.missing++
+			continue
+		}
+		r.latency = append(r.latency, at.Sub(r.rec.sent[k]))
+	}
+	return r
+}
+
+// pace calls do(k) for k < n at rate per second (as fast as the API server answers
+// when that is slower), from changeWorkers goroutines, and records when each started.
+func pace(t *testing.T, rate float64, n int, do func(k int) error) paced {
+	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
+	var mu sync.Mutex
+	work := make(chan int, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range changeWorkers {
+		wg.Go(func() {
+			for k := range work {
+				sent := time.Now()
+				if err := do(k); err != nil {
+					errs <- err
+					continue
+				}
+				mu.Lock()
+				rec.sent[k] = sent
+				rec.calls = append(rec.calls, time.Since(sent))
+				rec.made++
+				mu.Unlock()
+			}
+		})
+	}
+	start := time.Now()
+	for k := range n {
+		time.Sleep(time.Until(start.Add(time.Duration(float64(k) / rate * float64(time.Second)))))
+		work <- k
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// assignedTimes is when a watch first saw each Service with an address.
+type assignedTimes struct {
+	mu    sync.Mutex
+	first map[string]time.Time
+}
+
+func (a *assignedTimes) at(name string) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.first[name]
+	return t, ok
+}
+
+// watchAssigned watches the step's Services and dates each one's first address.
+func watchAssigned(t *testing.T, c client.WithWatch, step string) (*assignedTimes, func()) {
+	// Any resource version: the newest may not have reached the API server's watch
+	// cache of Services yet (it answers "too large resource version").
+	w, err := c.Watch(context.Background(), &corev1.ServiceList{}, client.InNamespace("default"), client.MatchingLabels{b8StepLabel: step},
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &assignedTimes{first: map[string]time.Time{}}
+	go func() {
+		for ev := range w.ResultChan() {
+			svc, ok := ev.Object.(*corev1.Service)
+			if !ok {
+				t.Logf("watch of step %s: %s %T %v", step, ev.Type, ev.Object, ev.Object)
+				continue
+			}
+			if len(svc.Status.LoadBalancer.Ingress) == 0 {
+				continue
+			}
+			now := time.Now()
+			a.mu.Lock()
+			if _, seen := a.first[svc.Name]; !seen {
+				a.first[svc.Name] = now
+			}
+			a.mu.Unlock()
+		}
+	}()
+	return a, w.Stop
+}
