@@ -113,8 +113,8 @@ type b8Result struct {
 	assigned, latency durations
 	// unassigned Services got no address; missing ones got one that never reached FRR.
 	unassigned, missing, duplicates int
-	maxGap              time.Duration
-	load                string
+	maxGap                          time.Duration
+	load                            string
 }
 
 // runB8Step creates the step's Services at its rate, each with no address, next to a
@@ -136,7 +136,7 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 	names := make([]string, s.services)
 	assigned, stopWatch := watchAssigned(t, c, label)
 	defer stopWatch()
-	r.rec = pace(t, s.rate, s.services, func(k int) error {
+	r.rec = pace(t, s.rate, s.services, 0, func(k int) int { return k % changeWorkers }, func(k int) error {
 		names[k] = fmt.Sprintf("b8-%d-%04d", step, k)
 		return c.Create(ctx, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: names[k], Namespace: "default", Labels: map[string]string{b8StepLabel: label}},
@@ -172,44 +172,6 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 		r.latency = append(r.latency, at.Sub(r.rec.sent[k]))
 	}
 	return r
-}
-
-// pace calls do(k) for k < n at rate per second (as fast as the API server answers
-// when that is slower), from changeWorkers goroutines, and records when each started.
-func pace(t *testing.T, rate float64, n int, do func(k int) error) paced {
-	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
-	var mu sync.Mutex
-	work := make(chan int, n)
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	for range changeWorkers {
-		wg.Go(func() {
-			for k := range work {
-				sent := time.Now()
-				if err := do(k); err != nil {
-					errs <- err
-					continue
-				}
-				mu.Lock()
-				rec.sent[k] = sent
-				rec.calls = append(rec.calls, time.Since(sent))
-				rec.made++
-				mu.Unlock()
-			}
-		})
-	}
-	start := time.Now()
-	for k := range n {
-		time.Sleep(time.Until(start.Add(time.Duration(float64(k) / rate * float64(time.Second)))))
-		work <- k
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	return rec
 }
 
 // assignedTimes is when a watch first saw each Service with an address.

@@ -107,30 +107,37 @@ func (r paced) achieved() float64 {
 
 // drive makes up to n changes at rate per second (as fast as the API server takes
 // them when that is slower), none after limit (0: no limit): change k edits Service
-// k mod len(names), whose new ingress edit computes from its current one.
+// k mod len(names), whose new ingress edit computes from its current one. A Service's
+// changes all go to one worker, so they never race.
 func (p *lbPool) drive(t *testing.T, rate float64, n int, limit time.Duration, edit func(k int, cur []netip.Addr) []netip.Addr) paced {
+	return pace(t, rate, n, limit, func(k int) int { return (k % len(p.names)) % changeWorkers }, func(k int) error {
+		i := k % len(p.names)
+		return p.set(i, edit(k, p.ips[i]))
+	})
+}
+
+// pace calls do(k) for k < n at rate per second (as fast as the API server answers
+// when that is slower), none after limit (0: no limit), from changeWorkers goroutines
+// (call k on worker queueOf(k)), and records when each call started.
+func pace(t *testing.T, rate float64, n int, limit time.Duration, queueOf func(k int) int, do func(k int) error) paced {
 	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
 	var mu sync.Mutex
 	start := time.Now()
 	over := func() bool { return limit > 0 && time.Since(start) >= limit }
 	queues := make([]chan int, changeWorkers)
 	var wg sync.WaitGroup
-	errs := make(chan error, changeWorkers)
+	errs := make(chan error, n)
 	for w := range queues {
 		queues[w] = make(chan int, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k := range queues[w] {
 				if over() {
 					continue
 				}
-				i := k % len(p.names)
-				next := edit(k, p.ips[i])
 				sent := time.Now()
-				if err := p.set(i, next); err != nil {
+				if err := do(k); err != nil {
 					errs <- err
-					return
+					continue
 				}
 				mu.Lock()
 				rec.sent[k] = sent
@@ -138,11 +145,11 @@ func (p *lbPool) drive(t *testing.T, rate float64, n int, limit time.Duration, e
 				rec.made++
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	for k := 0; k < n && !over(); k++ {
 		time.Sleep(time.Until(start.Add(time.Duration(float64(k) / rate * float64(time.Second)))))
-		queues[(k%len(p.names))%changeWorkers] <- k
+		queues[queueOf(k)] <- k
 	}
 	for _, q := range queues {
 		close(q)
