@@ -112,7 +112,10 @@ func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
 	update(t, &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName + "-capped"}}, func(pc *kbgpv1.BGPPeerConfig) {
 		pc.Spec.Families[0].MaxPrefixes = nil
 	})
-	netlab.WaitFor(t, 3*sessionTimeout, 500*time.Millisecond, func() (bool, string) {
+	// 300,000 routes through a parse on cores shared with other test suites: in one
+	// such run 229,194 had arrived after 2m15s. The bound is for a stuck session, not
+	// a speed goal (that is bench B1's).
+	netlab.WaitFor(t, 6*sessionTimeout, 500*time.Millisecond, func() (bool, string) {
 		p := status()
 		return p.PeeringState == kbgpv1.PeeringStateEstablished && p.Reason == "" && p.RoutesReceived == routes,
 			fmt.Sprintf("peer big without a limit: %s, reason %q, %d routes", p.PeeringState, p.Reason, p.RoutesReceived)
