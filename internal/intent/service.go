@@ -26,10 +26,11 @@ const (
 // serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
 // Service's addresses of its family and kinds, and the addresses it refuses because
 // they lie outside the ranges the advertisement allows for their kind. local says
-// whether the Service has a ready endpoint on this node (externalTrafficPolicy Local).
+// whether the Service has a ready endpoint on this node (externalTrafficPolicy and
+// internalTrafficPolicy Local).
 func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
 	for _, kind := range r.entry.Service.Addresses {
-		if externalLocal(svc, kind) && !local {
+		if nodeLocal(svc, kind) && !local {
 			continue
 		}
 		for _, addr := range serviceAddresses(svc, kind) {
@@ -100,11 +101,14 @@ func serviceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []net
 	return out
 }
 
-// externalLocal reports whether the address kind carries external traffic that
-// externalTrafficPolicy Local keeps on nodes with an endpoint (load-balancer and
-// external IPs; the cluster IP is internal traffic).
-func externalLocal(svc *corev1.Service, kind kbgpv1.ServiceAddressType) bool {
-	return kind != kbgpv1.ServiceClusterIP && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+// nodeLocal reports whether the Service keeps the traffic of the address kind on nodes
+// with a ready endpoint: externalTrafficPolicy Local for the external kinds
+// (load-balancer and external IPs), internalTrafficPolicy Local for the cluster IP.
+func nodeLocal(svc *corev1.Service, kind kbgpv1.ServiceAddressType) bool {
+	if kind == kbgpv1.ServiceClusterIP {
+		return svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
+	}
+	return svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // hasLocalEndpoint reports whether one of the endpoints on node is ready. An endpoint

@@ -70,6 +70,9 @@ func TestServicePaths(t *testing.T) {
 	local := lbService("local", nil, "203.0.113.13")
 	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 	key := types.NamespacedName{Namespace: "shop", Name: "local"}
+	internal := lbService("internal", nil, "203.0.113.14")
+	internal.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyLocal)
+	internalKey := types.NamespacedName{Namespace: "shop", Name: "internal"}
 	// forged lives in namespace evil but labels itself as shop's our-class, and claims
 	// another label under kbgp.io/.
 	forged := lbService("forged", map[string]string{LabelServiceName: "our-class", LabelServiceNamespace: "shop", "kbgp.io/team": "payments"}, "203.0.113.66")
@@ -139,6 +142,14 @@ func TestServicePaths(t *testing.T) {
 			[]bgp.Path{{Prefix: host("203.0.113.13"), Attributes: c1}}},
 		{"eTP=Local does not hold back the cluster IP",
 			[]kbgpv1.BGPAdvertisement{serviceAd("cip", nil, "65001:1", kbgpv1.ServiceClusterIP)}, []corev1.Service{local}, nil, both[:1],
+			[]bgp.Path{{Prefix: host("10.96.0.10"), Attributes: c1}}},
+		{"iTP=Local without a ready endpoint here: the cluster IP is not announced, the LB IP is",
+			[]kbgpv1.BGPAdvertisement{serviceAd("all", nil, "65001:1", kbgpv1.ServiceClusterIP, kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{internal},
+			map[types.NamespacedName][]discoveryv1.EndpointSlice{internalKey: {slice("internal", "worker-1", ptr.To(false)), slice("internal", "worker-2", ptr.To(true))}}, both[:1],
+			[]bgp.Path{{Prefix: host("203.0.113.14"), Attributes: c1}}},
+		{"iTP=Local with a ready endpoint here: the cluster IP is announced",
+			[]kbgpv1.BGPAdvertisement{serviceAd("cip", nil, "65001:1", kbgpv1.ServiceClusterIP)}, []corev1.Service{internal},
+			map[types.NamespacedName][]discoveryv1.EndpointSlice{internalKey: {slice("internal", "worker-1", ptr.To(true))}}, both[:1],
 			[]bgp.Path{{Prefix: host("10.96.0.10"), Attributes: c1}}},
 	}
 	for _, tc := range tests {
