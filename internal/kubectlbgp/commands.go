@@ -78,14 +78,32 @@ func newStatusCommand(k *kubeOptions) *cobra.Command {
 }
 
 func newExplainCommand(k *kubeOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "explain NODE",
-		Short: "Explain why a node runs its BGP configuration: cluster config, override, peer configs, advertisements, status",
-		Args:  cobra.ExactArgs(1),
+	var agentNamespace string
+	cmd := &cobra.Command{
+		Use:   "explain NODE | explain service NAMESPACE/NAME",
+		Short: "Explain why a node runs its BGP configuration, or which nodes announce a Service to which peers and why not the others",
+		Long: `explain NODE: cluster config, override, peer configs, advertisements, status.
+explain service NAMESPACE/NAME: for every node with a BGPNodeConfig, the Service's host
+routes each peer is sent, with their attributes, or why the node sends none (refused
+addresses, a Local traffic policy without a ready endpoint there, another load-balancer
+class, no address, no selecting advertisement) — computed like kubectl bgp routes.`,
+		Example: `  kubectl bgp explain worker-1
+  kubectl bgp explain service shop/web`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := k.reader()
 			if err != nil {
 				return err
+			}
+			if len(args) == 2 {
+				if args[0] != "service" {
+					return fmt.Errorf("explain takes a NODE, or service NAMESPACE/NAME")
+				}
+				lines, err := runExplainService(cmd.Context(), r, args[1], agentNamespace)
+				if err != nil {
+					return err
+				}
+				return writeLines(cmd.OutOrStdout(), lines)
 			}
 			in, err := fetchExplainInput(cmd.Context(), r, args[0])
 			if err != nil {
@@ -94,6 +112,8 @@ func newExplainCommand(k *kubeOptions) *cobra.Command {
 			return writeLines(cmd.OutOrStdout(), explain(in))
 		},
 	}
+	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' Secrets (MD5 passwords), for explain service")
+	return cmd
 }
 
 func newRoutesCommand(k *kubeOptions) *cobra.Command {

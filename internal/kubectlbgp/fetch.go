@@ -3,6 +3,7 @@ package kubectlbgp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 // nodeGVK is the kind of a Node, needed to read one as metadata only.
@@ -90,4 +92,37 @@ func agentLeases(ctx context.Context, r client.Reader, namespace string) (map[st
 		out[*holder] = &metav1.Time{Time: l.Spec.RenewTime.Time}
 	}
 	return out, nil
+}
+
+// runExplainService gathers every node's agent input as kubectl bgp routes does and
+// explains the Service named "namespace/name" on each.
+func runExplainService(ctx context.Context, r client.Reader, name, agentNamespace string) ([]string, error) {
+	ns, n, ok := strings.Cut(name, "/")
+	if !ok || ns == "" || n == "" {
+		return nil, fmt.Errorf("service %q: want NAMESPACE/NAME", name)
+	}
+	key := types.NamespacedName{Namespace: ns, Name: n}
+	ncs, err := nodeConfigs(ctx, r, "")
+	if err != nil {
+		return nil, err
+	}
+	cluster, err := nodeinput.ReadCluster(ctx, nodeinput.Sources{Reader: r})
+	if err != nil {
+		return nil, err
+	}
+	var svc *corev1.Service
+	for i := range cluster.Services {
+		if cluster.Services[i].Namespace == ns && cluster.Services[i].Name == n {
+			svc = &cluster.Services[i]
+		}
+	}
+	nodes := make([]serviceNode, 0, len(ncs))
+	for i := range ncs {
+		in, notes, err := nodeRoutesInput(ctx, r, &ncs[i], cluster, agentNamespace)
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, serviceNode{name: ncs[i].Name, in: in, notes: notes})
+	}
+	return explainService(key, svc, nodes), nil
 }
