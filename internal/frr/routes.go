@@ -23,8 +23,11 @@ type Path struct {
 	// Best is bestpath.overall.
 	Best bool `json:"-"`
 	// Stale is set for paths retained during a graceful restart.
-	Stale  bool   `json:"stale"`
-	Origin string `json:"origin"`
+	Stale bool `json:"stale"`
+	// Multipath is set for the paths besides the best one that FRR uses too (ECMP,
+	// with maximum-paths above 1).
+	Multipath bool   `json:"multipath"`
+	Origin    string `json:"origin"`
 	// ASPath is aspath.string ("" for local routes).
 	ASPath string `json:"-"`
 	// LocalPref is locPrf; nil when the path has no LOCAL_PREF.

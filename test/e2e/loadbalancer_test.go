@@ -49,11 +49,7 @@ exit-address-family
 	nodeName := "e2e-lb-" + strings.Trim(lab.Prefix(), "-")
 	createLoadBalancerObjects(t, nodeName)
 
-	kubeconfig, _ := lab.RelayedKubeconfig(ctl, server.Config.Host, "operator", func(path string) error {
-		return server.WriteKubeconfig(path, "e2e-operator")
-	})
-	ctl.Start("kbgp-operator", kbgpBinary, "operator", "--kubeconfig", kubeconfig, "--agent-namespace", agentNamespace,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	startOperatorProcess(t, lab, ctl)
 	startAgent(t, lab, nodeNS, nodeName)
 	f.WaitNeighborState(t, "198.51.100.1", "Established", sessionTimeout)
 	f.WaitNeighborState(t, "2001:db8:1::1", "Established", sessionTimeout)
@@ -90,6 +86,17 @@ exit-address-family
 	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", false)
 	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", false)
 	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+}
+
+// startOperatorProcess runs `kbgp operator` in ns, reaching the API server through a
+// relay as the agents do.
+func startOperatorProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace) *netlab.Process {
+	t.Helper()
+	kubeconfig, _ := lab.RelayedKubeconfig(ns, server.Config.Host, "operator", func(path string) error {
+		return server.WriteKubeconfig(path, "e2e-operator")
+	})
+	return ns.Start("kbgp-operator", kbgpBinary, "operator", "--kubeconfig", kubeconfig, "--agent-namespace", agentNamespace,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
 }
 
 // createLoadBalancerObjects configures node through a cluster config, as an operator

@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// The multi-node e2e's segment: FRR and three nodes on one bridge.
+const (
+	multiFRR   = "10.71.0.1"
+	multiLabel = "e2e-multinode"
+	multiNS    = "e2e-multi"
+)
+
+// TestSeveralNodesOneService is MetalLB's and frr-k8s's first multi-node scenario: three
+// nodes announce one externalTrafficPolicy Cluster load-balancer address (given by a
+// pool) to FRR with multipath, and FRR uses all three next hops. Then one node's agent
+// is killed without graceful restart: only its path goes (the kernel closes the dead
+// process's connection, so FRR sees it at once; the hold time bounds it otherwise),
+// and the other sessions never drop. Then a node is relabelled out of its cluster
+// config: its sessions close and its path leaves FRR, the last one stays.
+func TestSeveralNodesOneService(t *testing.T) {
+	lab := netlab.New(t)
+	br := lab.Bridge("seg")
+	frrNS, ctl := lab.Namespace("frr"), lab.Namespace("ctl")
+	br.Attach(frrNS, "to-seg", []string{multiFRR + "/24"})
+	var cfg strings.Builder
+	nodes := make([]string, 3)
+	addrs := make([]string, 3)
+	nsOf := make([]*netlab.Namespace, 3)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("e2e-multi-%d-%s", i+1, strings.Trim(lab.Prefix(), "-"))
+		addrs[i] = fmt.Sprintf("10.71.0.%d", 11+i)
+		nsOf[i] = lab.Namespace(fmt.Sprintf("node%d", i+1))
+		br.Attach(nsOf[i], "to-seg", []string{addrs[i] + "/24"})
+		fmt.Fprintf(&cfg, "neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", addrs[i], addrs[i], addrs[i])
+	}
+	f := netlab.StartFRR(frrNS, netlab.FRRConfig{ASN: 65010, RouterID: multiFRR, ListenAddrs: []string{multiFRR},
+		RawConfig: cfg.String() + "address-family ipv4 unicast\n maximum-paths 8\nexit-address-family\n"})
+	createMultiNodeObjects(t, nodes)
+	startOperatorProcess(t, lab, ctl)
+	agents := make([]*agentProcess, 3)
+	for i := range nodes {
+		agents[i] = startAgent(t, lab, nsOf[i], nodes[i])
+	}
+	for _, a := range addrs {
+		f.WaitNeighborState(t, a, "Established", sessionTimeout)
+	}
+
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: multiNS, Name: "web"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
+			Ports: []corev1.ServicePort{{Port: 80}}}}
+	create(t, svc)
+	prefix := waitIngress(t, svc, 1)[0].String() + "/32"
+	waitNextHops(t, f, prefix, addrs)
+	before := map[string]int{}
+	for _, a := range addrs {
+		before[a] = dropped(t, f, a)
+	}
+
+	// Node 1's agent dies (SIGKILL: no NOTIFICATION, no graceful restart): FRR drops
+	// the session, and with it that next hop only.
+	if err := agents[0].proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	waitNextHops(t, f, prefix, addrs[1:])
+	if took := time.Since(killed); took > 9*time.Second+sessionTimeout/3 {
+		t.Errorf("the dead node's next hop left after %s, well past the 9 s hold time", took)
+	}
+	for _, a := range addrs[1:] {
+		if got := dropped(t, f, a); got != before[a] {
+			t.Errorf("session of %s dropped (%d -> %d) when another node died", a, before[a], got)
+		}
+	}
+
+	// Node 2 relabelled out of the cluster config: the operator removes its node
+	// config, its agent closes its sessions, FRR keeps node 3's path alone.
+	update(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodes[1]}}, func(n *corev1.Node) { delete(n.Labels, multiLabel) })
+	waitNextHops(t, f, prefix, addrs[2:])
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		n, err := f.Neighbor(addrs[1])
+		return err == nil && n.State != "Established", fmt.Sprintf("FRR's session with the relabelled node: %s %v", n.State, err)
+	})
+	if got := dropped(t, f, addrs[2]); got != before[addrs[2]] {
+		t.Errorf("session of %s dropped (%d -> %d) when another node left", addrs[2], before[addrs[2]], got)
+	}
+}
+
+// createMultiNodeObjects makes the nodes (labelled for one cluster config peering with
+// FRR), an advertisement of load-balancer IPs and a pool for the test's namespace.
+func createMultiNodeObjects(t *testing.T, nodes []string) {
+	t.Helper()
+	ensureNamespace(t)
+	if err := server.EnsureNamespace(context.Background(), multiNS); err != nil {
+		t.Fatal(err)
+	}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": multiLabel}}
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+	cc := &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPClusterConfigSpec{
+		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{multiLabel: "in"}},
+		BGPInstances: []kbgpv1.BGPInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}"},
+			Peers: []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: multiFRR, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}},
+		}},
+	}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: multiLabel, Labels: map[string]string{"advertise": multiLabel}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementService,
+			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+		}}}}
+	pool := &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
+		Blocks:          []kbgpv1.IPBlock{{CIDR: "100.64.40.0/28"}},
+		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": multiNS}},
+	}}
+	create(t, pc, cc, ad, pool)
+	for i, name := range nodes {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{multiLabel: "in"}}}
+		create(t, node)
+		// The router ID template reads the InternalIP, the node's address on the segment.
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.71.0.%d", 11+i)}}
+		if err := server.Client.Status().Update(context.Background(), node); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitNextHops waits until FRR uses exactly the paths of the given neighbors for
+// prefix: each valid and best or multipath.
+func waitNextHops(t *testing.T, f *netlab.FRR, prefix string, want []string) {
+	t.Helper()
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		routes, err := f.Routes("ipv4")
+		if err != nil {
+			return false, err.Error()
+		}
+		var used []string
+		for _, p := range routes[prefix].Paths {
+			if p.Valid && (p.Best || p.Multipath) {
+				used = append(used, p.PeerID)
+			}
+		}
+		slices.Sort(used)
+		return slices.Equal(used, want), fmt.Sprintf("FRR uses %v for %s, want %v", used, prefix, want)
+	})
+}
