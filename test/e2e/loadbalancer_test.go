@@ -29,7 +29,9 @@ const (
 // gives LoadBalancer Services addresses from a LoadBalancerIPPool, and `kbgp agent`
 // announces them to FRR over an IPv4 and an IPv6 session. A single-stack Service's /32
 // and a dual-stack Service's /32 and /128 reach FRR; a Service of another class gets no
-// address and nothing reaches FRR for it; deleting a Service withdraws its routes.
+// address and nothing reaches FRR for it; selecting and unselecting a Service by label
+// (on the advertisement's side and on the Service's) announces and withdraws it without
+// a session reset; deleting a Service withdraws its routes.
 func TestLoadBalancerAddressesFromAPool(t *testing.T) {
 	lab := netlab.New(t)
 	nodeNS, frrNS, ctl := lab.Namespace("node"), lab.Namespace("frr"), lab.Namespace("ctl")
@@ -78,6 +80,26 @@ exit-address-family
 	time.Sleep(2 * time.Second)
 	if got := currentIngress(t, other); len(got) != 0 {
 		t.Fatalf("a Service of another class got %v", got)
+	}
+
+	// Live selection: the advertisement narrowed to Services labelled expose=public
+	// withdraws web, labelling web brings it back, unlabelling withdraws it again; no
+	// session resets on the way.
+	drops := dropped(t, f, "198.51.100.1")
+	update(t, &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb"}}, func(a *kbgpv1.BGPAdvertisement) {
+		a.Spec.Advertisements[0].Selector = &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"expose": "public"}}
+	})
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", false)
+	update(t, web, func(s *corev1.Service) { s.Labels = map[string]string{"expose": "public"} })
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+	update(t, web, func(s *corev1.Service) { s.Labels = nil })
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", false)
+	update(t, &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "e2e-lb"}}, func(a *kbgpv1.BGPAdvertisement) {
+		a.Spec.Advertisements[0].Selector = nil
+	})
+	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+	if got := dropped(t, f, "198.51.100.1"); got != drops {
+		t.Errorf("selection edits reset the session: connectionsDropped %d -> %d", drops, got)
 	}
 
 	if err := server.Client.Delete(context.Background(), dual); err != nil {
