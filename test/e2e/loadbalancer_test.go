@@ -43,8 +43,14 @@ neighbor 198.51.100.1 remote-as 65001
 neighbor 198.51.100.1 timers connect 1
 neighbor 2001:db8:1::1 remote-as 65001
 neighbor 2001:db8:1::1 timers connect 1
+address-family ipv4 unicast
+ network 0.0.0.0/0
+ network 10.123.0.0/16
+exit-address-family
 address-family ipv6 unicast
  neighbor 2001:db8:1::1 activate
+ network ::/0
+ network 2001:db8:123::/48
 exit-address-family
 `,
 	})
@@ -55,6 +61,7 @@ exit-address-family
 	startAgent(t, lab, nodeNS, nodeName)
 	f.WaitNeighborState(t, "198.51.100.1", "Established", sessionTimeout)
 	f.WaitNeighborState(t, "2001:db8:1::1", "Established", sessionTimeout)
+	neverImports(t, nodeNS, nodeName)
 
 	web := lbServiceFor(t, "web", nil)
 	webIP := waitIngress(t, web, 1)[0]
@@ -108,6 +115,33 @@ exit-address-family
 	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", false)
 	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", false)
 	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+}
+
+// neverImports: FRR announces a default route and a /16 (a ::/0 and a /48 over the
+// IPv6 session); the node's status counts them as received, and none reaches the
+// node's kernel.
+func neverImports(t *testing.T, nodeNS *netlab.Namespace, nodeName string) {
+	t.Helper()
+	netlab.WaitFor(t, sessionTimeout, 500*time.Millisecond, func() (bool, string) {
+		st := nodeStatus(t, nodeName)
+		got := map[string]int64{}
+		for _, inst := range st.BGPInstances {
+			for _, p := range inst.Peers {
+				got[p.Name] = p.RoutesReceived
+			}
+		}
+		return got["frr-v4"] == 2 && got["frr-v6"] == 2, fmt.Sprintf("routes received per peer: %v, want 2 and 2", got)
+	})
+	for _, family := range []string{"-4", "-6"} {
+		out := nodeNS.MustExec("ip", family, "route", "show", "table", "all")
+		for _, leaked := range []string{"default", "10.123.", "2001:db8:123:"} {
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, leaked) && !strings.Contains(line, "table local") {
+					t.Errorf("a received route reached the node's kernel: %q", line)
+				}
+			}
+		}
+	}
 }
 
 // startOperatorProcess runs `kbgp operator` in ns, reaching the API server through a
