@@ -137,6 +137,11 @@ type PathAttributes struct {
 	LargeCommunities []LargeCommunity
 	// LocalPreference is sent to iBGP peers; nil leaves it unset.
 	LocalPreference *uint32
+	// NextHop replaces the session's local address as the next hop. It is set for a
+	// family other than the session's own (IPv4 routes over an IPv6 session and the
+	// reverse), where the session's address is no next hop a router can use without
+	// RFC 8950; invalid leaves the next hop to the speaker.
+	NextHop netip.Addr
 }
 
 // LargeCommunity is an RFC 8092 large community.

@@ -2,7 +2,10 @@ package intent
 
 import (
 	"cmp"
+	"net/netip"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
@@ -39,12 +42,17 @@ func attributes(a *kbgpv1.BGPAttributes, ibgp bool) bgp.PathAttributes {
 	return normalise(out)
 }
 
-// mergeAttributes is the union of communities and the highest local preference.
+// mergeAttributes is the union of communities and the highest local preference. The
+// next hop is the peer's for the family, the same in both.
 func mergeAttributes(a, b bgp.PathAttributes) bgp.PathAttributes {
 	out := bgp.PathAttributes{
 		Communities:      append(slices.Clone(a.Communities), b.Communities...),
 		LargeCommunities: append(slices.Clone(a.LargeCommunities), b.LargeCommunities...),
 		LocalPreference:  a.LocalPreference,
+		NextHop:          a.NextHop,
+	}
+	if !out.NextHop.IsValid() {
+		out.NextHop = b.NextHop
 	}
 	if b.LocalPreference != nil && (out.LocalPreference == nil || *b.LocalPreference > *out.LocalPreference) {
 		out.LocalPreference = b.LocalPreference
@@ -68,4 +76,36 @@ func normalise(a bgp.PathAttributes) bgp.PathAttributes {
 		a.LargeCommunities = nil
 	}
 	return a
+}
+
+// crossFamilyNextHop sets, on what a peer at peerAddr is sent of the other address
+// family, the Node's InternalIP of that family as the next hop. A speaker would put
+// the session's own address there: an IPv6 next hop for IPv4 routes, which a router
+// that did not negotiate RFC 8950 cannot use, or an IPv4-mapped IPv6 address for IPv6
+// routes, which no kernel routes through. Without an InternalIP of the family the
+// speaker's choice stays.
+func crossFamilyNextHop(node *corev1.Node, peerAddr netip.Addr, pods []bgp.Path, rules []serviceRule) {
+	if node == nil {
+		return
+	}
+	var nh netip.Addr
+	for _, a := range node.Status.Addresses {
+		if addr, err := netip.ParseAddr(a.Address); err == nil && a.Type == corev1.NodeInternalIP && addr.Unmap().Is4() != peerAddr.Unmap().Is4() {
+			nh = addr.Unmap()
+			break
+		}
+	}
+	if !nh.IsValid() {
+		return
+	}
+	for i := range pods {
+		if pods[i].Prefix.Addr().Is4() == nh.Is4() {
+			pods[i].Attributes.NextHop = nh
+		}
+	}
+	for i := range rules {
+		if (rules[i].family == bgp.FamilyIPv4Unicast) == nh.Is4() {
+			rules[i].attrs.NextHop = nh
+		}
+	}
 }

@@ -125,6 +125,7 @@ func (b instanceBuilder) build() {
 		b.out.Failed = append(b.out.Failed, problems...)
 		// The export is filled in from the ExportIndex once every Service is in it.
 		pods, rules := peerAdvertisements(b.in, ads, peer.ASN == uint32(b.inst.LocalASN))
+		crossFamilyNextHop(b.in.Node, peer.Address, pods, rules)
 		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
 		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer}
 	}

@@ -73,8 +73,11 @@ func TestBuildGivesEachPeerItsOwnAttributes(t *testing.T) {
 	rackAIBGP := rackA
 	rackAIBGP.LocalPreference = ptr.To[uint32](200)
 	rackB := bgp.PathAttributes{Communities: []uint32{65001<<16 | 102, 0xFFFFFF01}}
+	// The sessions are IPv4: IPv6 routes carry the Node's IPv6 InternalIP as next hop.
 	both := func(a bgp.PathAttributes) []bgp.Path {
-		return []bgp.Path{{Prefix: v4, Attributes: a}, {Prefix: v6, Attributes: a}}
+		a6 := a
+		a6.NextHop = netip.MustParseAddr("2001:db8::10")
+		return []bgp.Path{{Prefix: v4, Attributes: a}, {Prefix: v6, Attributes: a6}}
 	}
 	want := oneInstance(global("10.0.0.10"),
 		desiredPeer(defaultPeer("tor-a", "10.1.1.1", 65002), both(rackA)...),

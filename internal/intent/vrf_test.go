@@ -58,7 +58,8 @@ func TestBuildVRFSpeakers(t *testing.T) {
 		return di
 	}
 	red := desiredPeer(peer("red", "vrfa", bgp.FamilyIPv4Unicast), bgp.Path{Prefix: v4})
-	blue := desiredPeer(peer("blue", "vrfb", bgp.FamilyIPv6Unicast), bgp.Path{Prefix: v6})
+	// blue's session is IPv4: its IPv6 routes carry the Node's IPv6 InternalIP as next hop.
+	blue := desiredPeer(peer("blue", "vrfb", bgp.FamilyIPv6Unicast), bgp.Path{Prefix: v6, Attributes: bgp.PathAttributes{NextHop: netip.MustParseAddr("2001:db8::10")}})
 	tor := desiredPeer(peer("tor", "", bgp.FamilyIPv4Unicast))
 	redKey, blueKey := bgp.InstanceKey{LocalASN: 65001, VRF: "vrfa"}, bgp.InstanceKey{LocalASN: 65001, VRF: "vrfb"}
 	ghostKey := bgp.InstanceKey{LocalASN: 65001, VRF: "vrfc"}

@@ -211,7 +211,7 @@ func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 
 func assertSent(t *testing.T, r *bgpfake.Router, addr netip.Addr, want ...bgp.Path) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.Advertised(addr), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Advertised(addr), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), addrsEqual, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("peer %s is sent (-want +got):\n%s", addr, diff)
 	}
 }

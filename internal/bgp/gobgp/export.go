@@ -187,7 +187,7 @@ func attributesKey(a bgp.PathAttributes) string {
 	if a.LocalPreference != nil {
 		lp = fmt.Sprint(*a.LocalPreference)
 	}
-	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp)
+	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp, a.NextHop)
 }
 
 func compareCellEdit(a, b cellEdit) int {

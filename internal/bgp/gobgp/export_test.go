@@ -79,6 +79,7 @@ func TestExportPlan(t *testing.T) {
 	opts := cmp.Options{
 		cmp.AllowUnexported(cellEdit{}, cell{}),
 		cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
+		cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
 		cmpopts.EquateEmpty(),
 		cmpopts.SortSlices(func(a, b netip.Prefix) bool { return a.Addr().Less(b.Addr()) }),
 	}

@@ -194,6 +194,9 @@ func exportActions(a bgp.PathAttributes) *api.Actions {
 	if a.LocalPreference != nil {
 		out.LocalPref = &api.LocalPrefAction{Value: *a.LocalPreference}
 	}
+	if a.NextHop.IsValid() {
+		out.Nexthop = &api.NexthopAction{Address: a.NextHop.String()}
+	}
 	return out
 }
 
