@@ -29,14 +29,7 @@ type restartMarker struct {
 // writeRestartMarker records a graceful stop of speakers that ran applied; nothing is
 // written when no peer has graceful restart (no router keeps anything).
 func writeRestartMarker(dir string, applied bgp.Desired, now time.Time) error {
-	var longest time.Duration
-	for _, inst := range applied.Instances {
-		for _, p := range inst.Peers {
-			if p.GracefulRestart.Enabled {
-				longest = max(longest, p.GracefulRestart.RestartTime)
-			}
-		}
-	}
+	longest := applied.LongestRestartTime()
 	if longest == 0 {
 		return nil
 	}
