@@ -114,7 +114,7 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{multiLabel: "in"}},
 		BGPInstances: []kbgpv1.BGPInstance{{
 			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}"},
-			Peers: []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: multiFRR, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}},
+			Peers:               []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: multiFRR, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}},
 		}},
 	}}
 	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: multiLabel, Labels: map[string]string{"advertise": multiLabel}},
