@@ -75,7 +75,7 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.StringVar(&o.metricsAddress, "metrics-bind-address", hostBind("9080"), "address of the Prometheus /metrics endpoint (default $"+envHostIP+":9080, else :9080); 0 disables it")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
-	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker; empty: every start is a fresh one")
+	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker, and each apply a checkpoint of the applied state (no secret) the next start restores while the API server is unreachable; empty: every start is a fresh one")
 	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics)")
 	return cmd
 }

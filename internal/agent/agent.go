@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,10 @@ import (
 // FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
 const FieldManager = "kbgp-agent"
 
+// cacheSyncTimeout is how long the controller waits for its caches: in effect for
+// ever (a year), see Options.RestoreAfter.
+const cacheSyncTimeout = 365 * 24 * time.Hour
+
 // stopTimeout bounds the BGP shutdown after the signal: GoBGP sends its NOTIFICATIONs
 // (or none, for graceful restart) within it.
 const stopTimeout = 10 * time.Second
@@ -52,8 +57,12 @@ type Options struct {
 	// 0.2 writes/s per node while sessions change, performance.md B6).
 	StatusInterval time.Duration
 	// StateDir keeps node-local state across agent restarts (the graceful-restart
-	// marker); empty: none, every start is a fresh one.
+	// marker, the checkpoint of the applied state); empty: none, every start is a
+	// fresh one.
 	StateDir string
+	// RestoreAfter is how long a start waits for the API server's state before it
+	// restores the speakers from the checkpoint (default 5 s).
+	RestoreAfter time.Duration
 	// ReadinessWait bounds how long readiness waits for the sessions that were up
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
@@ -76,12 +85,16 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	own := fields.OneTermEqualSelector("metadata.name", o.NodeName)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		MapperProvider:         mapperProvider(scheme),
+		NewCache:               newStopAwareCache(ctx.Done()),
 		Logger:                 logr.FromSlogHandler(o.Logger.Handler()),
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.HealthProbeAddress,
 		// Several agents share one process in `kbgp lab` and in tests; each has its
 		// own manager and reconciler.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// The controller waits for its caches as long as the API server stays away: the
+		// speakers run from the checkpoint meanwhile, and exiting would only stop them.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true), CacheSyncTimeout: cacheSyncTimeout},
 		// Secrets are not cached: the secret watch reads the ones peer configs name.
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kbgpv1.BGPNodeConfig{}: {Field: own},
@@ -130,6 +143,20 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
 		readiness: ready, secrets: secrets, secretEvents: secretEvents,
+		gate: &restoreGate{},
+	}
+	bootID := currentBootID()
+	var start startState
+	if o.StateDir != "" {
+		start = readStartState(o.StateDir, bootID, time.Now(), o.Logger)
+		r.checkpoints = newCheckpointWriter(o.StateDir, bootID, set.Applied, start.raw, o.Logger)
+		if err := mgr.Add(r.checkpoints); err != nil {
+			return err
+		}
+	}
+	if !start.restartUntil.IsZero() {
+		o.Logger.Info("restarting as a graceful-restart speaker: forwarding state preserved", "until", start.restartUntil)
+		set.ResumeAfterGracefulRestart(start.restartUntil)
 	}
 	if err := r.setup(mgr); err != nil {
 		return err
@@ -142,17 +169,15 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(lease); err != nil {
 		return err
 	}
-	if o.StateDir != "" {
-		until, err := takeRestartMarker(o.StateDir, time.Now())
-		if err != nil {
-			o.Logger.Warn("graceful-restart marker unusable; starting afresh", "error", err)
-		}
-		if !until.IsZero() {
-			o.Logger.Info("restarting after a graceful stop: forwarding state preserved", "until", until)
-			set.ResumeAfterGracefulRestart(until)
-		}
-	}
+	restoreCtx, stopRestore := context.WithCancel(ctx)
+	restored := make(chan struct{})
+	go func() {
+		defer close(restored)
+		restoreWhenAPIUnreachable(restoreCtx, start, cmp.Or(o.RestoreAfter, defaultRestoreAfter), r.gate, set, o.Logger)
+	}()
 	runErr := mgr.Start(ctx)
+	stopRestore()
+	<-restored
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	writer.markShutdown(stopCtx)
@@ -160,7 +185,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	applied := set.Applied()
 	stopErr := set.Stop(stopCtx, true)
 	if stopErr == nil && o.StateDir != "" {
-		if err := writeRestartMarker(o.StateDir, applied, time.Now()); err != nil {
+		if err := writeRestartMarker(o.StateDir, applied, time.Now(), bootID); err != nil {
 			o.Logger.Warn("graceful-restart marker not written: the next start is a fresh one", "error", err)
 		}
 	}

@@ -63,14 +63,18 @@ func startAgentWith(t *testing.T, cfg *rest.Config, node string, routers *bgpfak
 
 func runAgent(t *testing.T, cfg *rest.Config, node string, statusInterval time.Duration, routers *bgpfake.Factory) (stop func()) {
 	t.Helper()
+	return runAgentOpts(t, cfg, agent.Options{NodeName: node, StatusInterval: statusInterval, Routers: routers})
+}
+
+// runAgentOpts runs an agent with o, completed with the test defaults.
+func runAgentOpts(t *testing.T, cfg *rest.Config, o agent.Options) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logger := slog.New(slog.NewTextHandler(logWriter{t}, nil))
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.Run(ctx, cfg, agent.Options{
-			NodeName: node, Namespace: namespace, MetricsAddress: "0", HealthProbeAddress: "0",
-			Routers: routers, Logger: logger, StatusInterval: statusInterval,
-		})
+		o.Namespace, o.MetricsAddress, o.HealthProbeAddress, o.Logger = namespace, "0", "0", logger
+		done <- agent.Run(ctx, cfg, o)
 	}()
 	stop = sync.OnceFunc(func() {
 		cancel()

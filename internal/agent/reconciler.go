@@ -48,6 +48,11 @@ type reconciler struct {
 	// a full build starts from it, so nothing here mirrors it.
 	exports      *intent.ExportIndex
 	exportsStale bool
+	// gate keeps a restore from the checkpoint from overwriting the API server's state;
+	// checkpoints records what the speakers run after each apply (nil: no state
+	// directory).
+	gate        *restoreGate
+	checkpoints *checkpointWriter
 }
 
 // setup registers the controller. Configuration kinds map to the node's key, so a
@@ -100,6 +105,8 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	r.gate.goLive()
+	defer r.checkpoints.Trigger()
 	r.readiness.expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
@@ -13,7 +14,7 @@ import (
 
 // restartMarkerFile is the node-local record of a graceful stop, in the agent's state
 // directory (a hostPath, so it outlives the pod). It holds no secret: only when the
-// agent stopped and how long its peers keep its routes.
+// agent stopped, on which boot of the node, and how long its peers keep its routes.
 const restartMarkerFile = "graceful-restart.json"
 
 // restartMarker says that the last agent on this node stopped gracefully: its peers
@@ -21,26 +22,37 @@ const restartMarkerFile = "graceful-restart.json"
 // The next agent that starts within that window restarts as a graceful-restart speaker
 // with forwarding state preserved (RFC 4724 R and F bits), so the routers keep the
 // stale routes until its End-of-RIB instead of flushing them when the session opens.
+//
+// BootID ties the marker to the running kernel: the forwarding state the routes lead
+// to (pod and Service routing on the node) survives an agent restart, not a reboot, so
+// a marker from before a reboot is not used.
 type restartMarker struct {
 	StoppedAt   time.Time     `json:"stoppedAt"`
 	RestartTime time.Duration `json:"restartTime"`
+	BootID      string        `json:"bootID"`
+}
+
+// bootIDPath names the running kernel's boot; it changes with every reboot.
+const bootIDPath = "/proc/sys/kernel/random/boot_id"
+
+// currentBootID is the running kernel's boot ID; "" where there is none (then no
+// marker or checkpoint is trusted to describe forwarding state).
+func currentBootID() string {
+	b, err := os.ReadFile(bootIDPath)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // writeRestartMarker records a graceful stop of speakers that ran applied; nothing is
 // written when no peer has graceful restart (no router keeps anything).
-func writeRestartMarker(dir string, applied bgp.Desired, now time.Time) error {
-	var longest time.Duration
-	for _, inst := range applied.Instances {
-		for _, p := range inst.Peers {
-			if p.GracefulRestart.Enabled {
-				longest = max(longest, p.GracefulRestart.RestartTime)
-			}
-		}
-	}
+func writeRestartMarker(dir string, applied bgp.Desired, now time.Time, bootID string) error {
+	longest := applied.LongestRestartTime()
 	if longest == 0 {
 		return nil
 	}
-	data, err := json.Marshal(restartMarker{StoppedAt: now.UTC(), RestartTime: longest})
+	data, err := json.Marshal(restartMarker{StoppedAt: now.UTC(), RestartTime: longest, BootID: bootID})
 	if err != nil {
 		return err
 	}
@@ -51,28 +63,32 @@ func writeRestartMarker(dir string, applied bgp.Desired, now time.Time) error {
 	return os.Rename(tmp, filepath.Join(dir, restartMarkerFile))
 }
 
-// takeRestartMarker reads and removes the marker a graceful stop left. It returns until
-// when this start is a graceful restart — zero when there was no marker, it did not
-// parse, or the routers' restart timers have run out since (they flushed the routes).
-func takeRestartMarker(dir string, now time.Time) (until time.Time, err error) {
+// takeRestartMarker reads and removes the marker a graceful stop left. found says there
+// was one; until is when this start stops being a graceful restart — zero when the
+// marker did not parse, is from another boot, or the routers' restart timers have run
+// out since (they flushed the routes).
+func takeRestartMarker(dir string, now time.Time, bootID string) (until time.Time, found bool, err error) {
 	path := filepath.Join(dir, restartMarkerFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return time.Time{}, nil
+		return time.Time{}, false, nil
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("read the restart marker: %w", err)
+		return time.Time{}, true, fmt.Errorf("read the restart marker: %w", err)
 	}
 	// One use only: a later start must not claim forwarding state it did not keep.
 	if err := os.Remove(path); err != nil {
-		return time.Time{}, fmt.Errorf("remove the restart marker: %w", err)
+		return time.Time{}, true, fmt.Errorf("remove the restart marker: %w", err)
 	}
 	var m restartMarker
 	if err := json.Unmarshal(data, &m); err != nil {
-		return time.Time{}, fmt.Errorf("restart marker %s: %w", path, err)
+		return time.Time{}, true, fmt.Errorf("restart marker %s: %w", path, err)
+	}
+	if bootID == "" || m.BootID != bootID {
+		return time.Time{}, true, fmt.Errorf("restart marker %s is from another boot of the node (%q, now %q): forwarding state did not survive", path, m.BootID, bootID)
 	}
 	if until := m.StoppedAt.Add(m.RestartTime); now.Before(until) {
-		return until, nil
+		return until, true, nil
 	}
-	return time.Time{}, nil
+	return time.Time{}, true, nil
 }

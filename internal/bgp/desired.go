@@ -1,6 +1,9 @@
 package bgp
 
-import "net/netip"
+import (
+	"net/netip"
+	"time"
+)
 
 // Desired is the whole BGP state one node must run: what intent.Build computes from
 // the API and speakers.Set.Apply makes true.
@@ -31,4 +34,19 @@ type ExportChange struct {
 	Peer     string
 	Set      []Path
 	Remove   []netip.Prefix
+}
+
+// LongestRestartTime is the longest graceful-restart time of d's peers: how long after
+// a speaker went away its routers may still hold its routes. Zero when no peer has
+// graceful restart.
+func (d Desired) LongestRestartTime() time.Duration {
+	var longest time.Duration
+	for _, inst := range d.Instances {
+		for _, p := range inst.Peers {
+			if p.GracefulRestart.Enabled {
+				longest = max(longest, p.GracefulRestart.RestartTime)
+			}
+		}
+	}
+	return longest
 }

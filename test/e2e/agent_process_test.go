@@ -40,9 +40,20 @@ func startAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string
 // restarted with the same directory finds what its predecessor left there.
 func startAgentWithState(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, stateDir string) *agentProcess {
 	t.Helper()
+	return startAgentProcess(t, lab, ns, node, stateDir, true)
+}
+
+// startAgentProcess starts the agent; without apiReachable its relay to the API server
+// is paused before the agent starts, so it starts as on a node cut off from the API
+// server (relay.Resume brings the API server back).
+func startAgentProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, stateDir string, apiReachable bool) *agentProcess {
+	t.Helper()
 	kubeconfig, relay := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
 		return server.WriteKubeconfig(path, "agent-"+node)
 	})
+	if !apiReachable {
+		relay.Pause()
+	}
 	proc := ns.Start("kbgp-agent", kbgpBinary, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
 		"--state-dir", stateDir)

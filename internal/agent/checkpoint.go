@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/checkpoint"
+)
+
+// checkpointInterval is the least time between two checkpoint writes: a burst of
+// Service events is one write of the state they leave, not one per event.
+const checkpointInterval = time.Second
+
+// checkpointWriter keeps the checkpoint in the state directory equal to what the
+// speakers run. It is told after every apply and writes only when the encoded state
+// differs from what the file holds.
+type checkpointWriter struct {
+	dir     string
+	bootID  string
+	applied func() bgp.Desired
+	logger  *slog.Logger
+	pending chan struct{}
+	// last is the file's content as last written or read.
+	last []byte
+}
+
+func newCheckpointWriter(dir, bootID string, applied func() bgp.Desired, last []byte, logger *slog.Logger) *checkpointWriter {
+	return &checkpointWriter{dir: dir, bootID: bootID, applied: applied, logger: logger, pending: make(chan struct{}, 1), last: last}
+}
+
+// Trigger asks for a write of the current state; it never blocks. Safe on nil (no
+// state directory).
+func (w *checkpointWriter) Trigger() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.pending <- struct{}{}:
+	default:
+	}
+}
+
+// Start writes on triggers until ctx ends, then writes what is still pending.
+func (w *checkpointWriter) Start(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-w.pending:
+				w.write()
+			default:
+			}
+			return nil
+		case <-w.pending:
+			w.write()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(checkpointInterval):
+		}
+	}
+}
+
+func (w *checkpointWriter) write() {
+	data, err := checkpoint.Encode(checkpoint.Checkpoint{BootID: w.bootID, Desired: w.applied()})
+	if err != nil {
+		w.logger.Warn("checkpoint not encoded", "error", err)
+		return
+	}
+	if bytes.Equal(data, w.last) {
+		return
+	}
+	if err := checkpoint.Write(w.dir, data); err != nil {
+		// The previous checkpoint stays; a restore from it is older, not wrong.
+		w.logger.Warn("checkpoint not written", "error", err)
+		return
+	}
+	w.last = data
+}
+
+// restoreGate orders the one restore from the checkpoint against the first apply of
+// the API server's state: whichever comes first, the checkpoint never overwrites live
+// state.
+type restoreGate struct {
+	mu   sync.Mutex
+	live bool
+}
+
+// goLive is called before applying state read from the API server: a restore that
+// has not happened by then never will; one under way finishes first.
+func (g *restoreGate) goLive() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.live = true
+}
+
+// restore runs apply unless live state came first; it reports whether it ran.
+func (g *restoreGate) restore(apply func()) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.live {
+		return false
+	}
+	apply()
+	return true
+}

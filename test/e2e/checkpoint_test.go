@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// checkpointRoutes is how many routes the agent sends FRR in the checkpoint test: a
+// flush is all-or-nothing, so a few thousand show it as well as more would.
+const checkpointRoutes = 2000
+
+// checkpointRestartTime is the graceful-restart time of the checkpoint test (s): short,
+// so the negative control sees FRR flush the routes soon.
+const checkpointRestartTime = 20
+
+// TestAgentRestoresFromCheckpointWithoutAPIServer: the agent is SIGKILLed and started
+// again while its API server is unreachable (its relay paused: the shared API server
+// serves the other tests). It runs its speaker from the checkpoint, so FRR's table never
+// shrinks; a Service created meanwhile reaches FRR once the API server is back. The
+// negative control, the same restart without the checkpoint, shows FRR flushing every
+// route when its restart timer ends.
+func TestAgentRestoresFromCheckpointWithoutAPIServer(t *testing.T) {
+	lab := netlab.New(t)
+	router, node, nodeName := grTopology(t, lab, "e2e-ckpt-", checkpointRoutes, checkpointRestartTime)
+	agent := startAgent(t, lab, node, nodeName)
+	waitReceived(t, router, checkpointRoutes)
+
+	t.Run("SIGKILL, API server away: sessions come back from the checkpoint, no route lost", func(t *testing.T) {
+		agent = killAndStartOffline(t, lab, agent, nodeName, "198.18.7.208/32", false)
+		least := sampleUntilSettled(t, router, checkpointRoutes)
+		if least < checkpointRoutes {
+			t.Errorf("FRR's table fell to %d of %d routes", least, checkpointRoutes)
+		}
+		if agent.proc.Exited() {
+			t.Fatalf("the agent exited without its API server:\n%s", agent.proc.Log())
+		}
+		createGRService(t, nodeName, nodeName+"-meanwhile", "198.19.255.1")
+		time.Sleep(2 * time.Second)
+		if got, _, _ := received(router); got != checkpointRoutes {
+			t.Fatalf("FRR holds %d routes while the API server is away, want %d", got, checkpointRoutes)
+		}
+		agent.relay.Resume()
+		waitReceived(t, router, checkpointRoutes+1)
+		t.Logf("least %d routes across the restart; the Service created meanwhile reached FRR", least)
+	})
+	t.Run("negative control: the same restart without the checkpoint loses the routes", func(t *testing.T) {
+		// The Service of the first part went with it (test cleanup).
+		want := checkpointRoutes
+		waitReceived(t, router, want)
+		agent = killAndStartOffline(t, lab, agent, nodeName, "198.18.7.208/32", true)
+		least := want
+		deadline := time.Now().Add((checkpointRestartTime + 30) * time.Second)
+		for time.Now().Before(deadline) && least > 0 {
+			if n, _, err := received(router); err == nil {
+				least = min(least, n)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if least != 0 {
+			t.Errorf("without the checkpoint FRR still held %d routes %d s after the agent died: the control cannot tell", least, checkpointRestartTime+30)
+		}
+		agent.relay.Resume()
+		waitReceived(t, router, want)
+	})
+}
+
+// killAndStartOffline SIGKILLs the agent (no graceful stop, no restart marker),
+// optionally removes its checkpoint, and starts a new agent on the same state
+// directory with its API server unreachable.
+// It first waits until the checkpoint records last, the prefix the agent sent last.
+func killAndStartOffline(t *testing.T, lab *netlab.Lab, a *agentProcess, node, last string, dropCheckpoint bool) *agentProcess {
+	t.Helper()
+	checkpoint := filepath.Join(a.stateDir, "checkpoint.json")
+	netlab.WaitFor(t, 10*time.Second, 200*time.Millisecond, func() (bool, string) {
+		data, err := os.ReadFile(checkpoint)
+		return err == nil && strings.Contains(string(data), `"`+last+`"`), fmt.Sprintf("checkpoint records %s (%v)", last, err)
+	})
+	if err := a.proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !a.proc.Wait(10 * time.Second) {
+		t.Fatal("agent did not die within 10 s of SIGKILL")
+	}
+	if dropCheckpoint {
+		if err := os.Remove(checkpoint); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.relay.Close()
+	return startAgentProcess(t, lab, a.ns, node, a.stateDir, false)
+}
