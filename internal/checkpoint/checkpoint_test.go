@@ -30,7 +30,7 @@ func peer(name, addr string) bgp.DesiredPeer {
 			MaxPrefixes:     map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 10},
 		},
 		Export: map[netip.Prefix]bgp.PathAttributes{
-			netip.MustParsePrefix("10.244.1.0/24"):   {Communities: []uint32{0xFDE90064}, LocalPreference: &lp},
+			netip.MustParsePrefix("10.244.1.0/24"):   {Communities: []uint32{0xFDE90064}, LocalPreference: &lp, NextHop: netip.MustParseAddr("10.0.0.1")},
 			netip.MustParsePrefix("2001:db8:7::/64"): {LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}},
 		},
 	}
