@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -81,6 +82,8 @@ exit-address-family
 	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", true)
 	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", true)
 
+	endpointChurnKeepsTheRoute(t, f, nodeName)
+
 	// Another class is another controller's: no address, nothing announced. The
 	// operator has had the whole dual-stack allocation to serve it meanwhile.
 	other := lbServiceFor(t, "other", func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To("example.com/other") })
@@ -115,6 +118,67 @@ exit-address-family
 	waitFRRPrefix(t, f, "ipv4", dualIPs[0].String()+"/32", false)
 	waitFRRPrefix(t, f, "ipv6", dualIPs[1].String()+"/128", false)
 	waitFRRPrefix(t, f, "ipv4", webIP.String()+"/32", true)
+}
+
+// endpointChurnKeepsTheRoute: an externalTrafficPolicy Local Service with two ready
+// endpoints on the node, one of them flapping through a rollout (not ready, ready, its
+// slice replaced), is never withdrawn while the other stays ready — FRR's table is
+// sampled throughout; once neither is ready the route goes (which the sampler must see).
+func endpointChurnKeepsTheRoute(t *testing.T, f *netlab.FRR, nodeName string) {
+	t.Helper()
+	svc := lbServiceFor(t, "local", func(s *corev1.Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal })
+	ip := waitIngress(t, svc, 1)[0].String() + "/32"
+	slice := func(name string, ready bool) *discoveryv1.EndpointSlice {
+		return &discoveryv1.EndpointSlice{
+			ObjectMeta:  metav1.ObjectMeta{Namespace: lbNamespace, Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: "local"}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.9.9"}, NodeName: ptr.To(nodeName),
+				Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(ready)}}},
+		}
+	}
+	stable, churning := slice("local-stable", true), slice("local-churn", true)
+	create(t, stable, churning)
+	waitFRRPrefix(t, f, "ipv4", ip, true)
+
+	missing, samples := 0, 0
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if routes, err := f.Routes("ipv4"); err == nil {
+				samples++
+				if _, ok := routes[ip]; !ok {
+					missing++
+				}
+			}
+		}
+	}()
+	for i := range 10 {
+		update(t, churning, func(s *discoveryv1.EndpointSlice) { s.Endpoints[0].Conditions.Ready = ptr.To(i%2 == 1) })
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The rollout replaces the churning slice with a new one.
+	if err := server.Client.Delete(context.Background(), churning); err != nil {
+		t.Fatal(err)
+	}
+	create(t, slice("local-next", true))
+	time.Sleep(time.Second)
+	close(done)
+	<-sampled
+	if samples < 10 || missing > 0 {
+		t.Errorf("endpoint churn: the route was missing in %d of %d samples of FRR's table while a ready endpoint stayed", missing, samples)
+	}
+	update(t, stable, func(s *discoveryv1.EndpointSlice) { s.Endpoints[0].Conditions.Ready = ptr.To(false) })
+	update(t, &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: lbNamespace, Name: "local-next"}}, func(s *discoveryv1.EndpointSlice) {
+		s.Endpoints[0].Conditions.Ready = ptr.To(false)
+	})
+	waitFRRPrefix(t, f, "ipv4", ip, false)
 }
 
 // neverImports: FRR announces a default route and a /16 (a ::/0 and a /48 over the
