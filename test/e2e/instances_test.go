@@ -66,3 +66,38 @@ func TestTwoInstancesOnOneNode(t *testing.T) {
 		t.Errorf("the first instance's session: %s, connectionsDropped %d -> %d while the second came and went", n.State, drops, n.ConnectionsDropped)
 	}
 }
+
+// TestIBGPMultihop: an iBGP router two hops away (behind a forwarding namespace), as a
+// route reflector in another rack would be. The session comes up without any multihop
+// setting (iBGP is not limited to one hop) and FRR gets the pod CIDR with the
+// advertisement's local preference, which only iBGP carries.
+func TestIBGPMultihop(t *testing.T) {
+	lab := netlab.New(t)
+	nodeNS, mid, rrNS := lab.Namespace("node"), lab.Namespace("mid"), lab.Namespace("rr")
+	lab.Link(nodeNS, "to-mid", []string{"10.73.1.1/30"}, mid, "to-node", []string{"10.73.1.2/30"})
+	lab.Link(mid, "to-rr", []string{"10.73.2.1/30"}, rrNS, "to-mid", []string{"10.73.2.2/30"})
+	mid.SetForwarding(true)
+	nodeNS.AddRoute("10.73.2.0/30", "10.73.1.2")
+	rrNS.AddRoute("10.73.1.0/30", "10.73.2.1")
+	rr := netlab.StartFRR(rrNS, netlab.FRRConfig{ASN: 65001, RouterID: "10.73.2.2", ListenAddrs: []string{"10.73.2.2"},
+		RawConfig: "neighbor 10.73.1.1 remote-as 65001\nneighbor 10.73.1.1 timers connect 1\n"})
+
+	nodeName := "e2e-ibgp-" + strings.Trim(lab.Prefix(), "-")
+	ensureNamespace(t)
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(nodeName)}}
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"advertise": nodeName}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR,
+			Attributes: &kbgpv1.BGPAttributes{LocalPreference: ptr.To[int64](300)}}}}}
+	nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "10.73.1.1"},
+		Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: "10.73.2.2", PeerASN: 65001, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
+	}}}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: corev1.NodeSpec{PodCIDRs: []string{podCIDR4}}}
+	create(t, node, pc, ad, nc)
+	startAgent(t, lab, nodeNS, nodeName)
+	rr.WaitNeighborState(t, "10.73.1.1", "Established", sessionTimeout)
+	rr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r frr.Route) bool { return r.LocalPref != nil && *r.LocalPref == 300 })
+}
