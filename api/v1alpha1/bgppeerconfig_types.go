@@ -18,6 +18,14 @@ type BGPPeerConfigSpec struct {
 	// +optional
 	GracefulRestart *BGPGracefulRestart `json:"gracefulRestart,omitempty"`
 
+	// GracefulShutdown, when enabled, re-announces every path the peer is sent with the
+	// GRACEFUL_SHUTDOWN community (RFC 8326), and local preference 0 to an iBGP peer,
+	// while the node is cordoned (spec.unschedulable): the router moves traffic to the
+	// other nodes before this one goes, with the sessions up. Uncordon undoes it.
+	// Changing it resets no session.
+	// +optional
+	GracefulShutdown *BGPGracefulShutdown `json:"gracefulShutdown,omitempty"`
+
 	// EBGPMultihop is the TTL of packets to an eBGP peer; 1 means directly connected.
 	// Ignored for iBGP.
 	// +optional
@@ -45,6 +53,22 @@ type BGPPeerConfigSpec struct {
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:default={{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}}
 	Families []BGPFamily `json:"families,omitempty"`
+}
+
+// BGPGracefulShutdown is RFC 8326 graceful shutdown while the node is drained.
+type BGPGracefulShutdown struct {
+	// Enabled turns it on for the peers of this peer config.
+	Enabled bool `json:"enabled"`
+
+	// WaitSeconds is how long the graceful-shutdown paths must have been out before an
+	// agent stopped on the cordoned node (SIGTERM) closes its sessions: a stop that
+	// comes sooner waits for the rest, so the routers have moved the traffic first. Keep
+	// the agent's terminationGracePeriodSeconds above it.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=600
+	WaitSeconds *int32 `json:"waitSeconds,omitempty"`
 }
 
 // BGPTransport holds the TCP ports of a session.

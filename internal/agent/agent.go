@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
@@ -98,6 +99,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		// Secrets are not cached: the secret watch reads the ones peer configs name.
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kbgpv1.BGPNodeConfig{}: {Field: own},
+			&corev1.Node{}:          {Field: own},
 		}},
 	})
 	if err != nil {
@@ -178,6 +180,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	runErr := mgr.Start(ctx)
 	stopRestore()
 	<-restored
+	if wait := r.drain.remaining(time.Now()); wait > 0 {
+		// The node is drained: its graceful-shutdown paths stay out until the routers
+		// have had the peers' waitSeconds to move the traffic.
+		o.Logger.Info("node cordoned: keeping the graceful-shutdown paths out before stopping", "wait", wait.String())
+		time.Sleep(wait)
+	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	writer.markShutdown(stopCtx)

@@ -2,21 +2,24 @@ package agent
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// nodeCacheTTL is how long a fetched Node is reused (document 000: 5 minutes). The
-// agent may only get its Node, not watch it, so this is also how late it notices a
-// Node change it does not ask for explicitly.
+// nodeCacheTTL is how long a fetched Node is reused (document 000: 5 minutes) when no
+// watched change (nodeMatters) asks for a fresh read.
 const nodeCacheTTL = 5 * time.Minute
 
-// nodeGetter reads the agent's own Node straight from the API server (get, never
-// list/watch) and keeps it for nodeCacheTTL. Only the reconciler goroutine uses it.
+// nodeGetter reads the agent's own Node straight from the API server and keeps it for
+// nodeCacheTTL. Only the reconciler goroutine uses it.
 type nodeGetter struct {
 	reader    client.Reader
 	name      string
@@ -43,4 +46,22 @@ func (g *nodeGetter) get(ctx context.Context, fresh bool) (*corev1.Node, error) 
 	default:
 		return g.node, err
 	}
+}
+
+// nodeMatters passes the Node updates that change what the agent announces or how:
+// cordon and uncordon (graceful shutdown), pod CIDRs, addresses (router IDs, next
+// hops, listeners), labels and annotations (router-ID templates). The kubelet's status
+// heartbeats, every few seconds, pass none of these and cost nothing.
+var nodeMatters = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okO := e.ObjectOld.(*corev1.Node)
+		n, okN := e.ObjectNew.(*corev1.Node)
+		if !okO || !okN {
+			return true
+		}
+		return o.Spec.Unschedulable != n.Spec.Unschedulable ||
+			!slices.Equal(o.Spec.PodCIDRs, n.Spec.PodCIDRs) || o.Spec.PodCIDR != n.Spec.PodCIDR ||
+			!slices.Equal(o.Status.Addresses, n.Status.Addresses) ||
+			!maps.Equal(o.Labels, n.Labels) || !maps.Equal(o.Annotations, n.Annotations)
+	},
 }

@@ -1,11 +1,11 @@
 package agent
 
-// The agent's permissions, generated into config/rbac/agent by `make manifests`. Nodes:
-// get only — the agent reads its own Node by name (nodeGetter, with a TTL cache) and
-// never lists or watches the cluster's topology. BGPNodeConfigs are listed and watched
-// only with a field selector on its own name (RBAC cannot express that restriction; the
-// admission policy in config/admission limits its writes to its own BGPNodeConfig, its
-// own Lease and Events about its own node). Services and EndpointSlices are read
+// The agent's permissions, generated into config/rbac/agent by `make manifests`. Nodes
+// and BGPNodeConfigs are listed and watched only with a field selector on the agent's
+// own name (RBAC cannot express that restriction): the Node for cordon and address
+// changes, never the cluster's topology. The admission policy in config/admission
+// limits its writes to its own BGPNodeConfig, its own Lease and Events about its own
+// node. Services and EndpointSlices are read
 // cluster-wide: any of them may be advertised; LoadBalancerIPPools say which
 // load-balancer IPs may be. Secrets are readable in its own
 // namespace only, through a Role, and so is its liveness Lease (get, create, update).
@@ -17,7 +17,7 @@ package agent
 //
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=bgpnodeconfigs;bgppeerconfigs;bgpadvertisements;loadbalancerippools,verbs=get;list;watch

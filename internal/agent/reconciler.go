@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,6 +36,11 @@ type reconciler struct {
 	status    *statusWriter
 	logger    *slog.Logger
 	nodes     *nodeGetter
+	// nodeChanged is set by a watched change of the Node that matters (see
+	// nodeMatters): the next full reconcile reads the Node fresh.
+	nodeChanged atomic.Bool
+	// drain is since when, and for how long, graceful-shutdown paths are out.
+	drain     drainClock
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
 	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
@@ -58,7 +64,9 @@ type reconciler struct {
 // setup registers the controller. Configuration kinds map to the node's key, so a
 // burst of them is one full reconcile; Services and EndpointSlices map to their
 // Service's key, reconciled on their own at the cost of that Service (O(change)). The
-// Node is not watched (the agent may only get it): it is read by nodeGetter.
+// agent's own Node is watched (field selector on its name) for the changes that alter
+// what it announces — cordon above all, which starts graceful shutdown — and read
+// fresh by nodeGetter after one.
 func (r *reconciler) setup(mgr ctrl.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
 	if err != nil {
@@ -69,6 +77,10 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 	})
 	toService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
+	})
+	nodeChanged := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		r.nodeChanged.Store(true)
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
 	})
 	sliceToService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
@@ -85,6 +97,7 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Channel(r.secretEvents, toNode)).
+		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
 		Complete(metrics.Instrument(r))
@@ -114,7 +127,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 		r.status.SetRefused(nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
 	}
-	node, err := r.nodes.get(ctx, r.routerIDs.pending())
+	node, err := r.nodes.get(ctx, r.nodeChanged.Swap(false) || r.routerIDs.pending())
 	if err != nil {
 		r.logger.Warn("reading Node; using the last one read", "node", r.nodeName, "error", err)
 	}
@@ -127,6 +140,9 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	in.Previous = r.speakers.Applied()
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
+	if applyErr == nil {
+		r.drain.observe(res.ShutdownWait, now)
+	}
 	// Even after a failed Apply the index is good to build on: the speakers' books say
 	// what did run, ApplyExports skips peers that are not running, and the returned
 	// error retries the whole apply.

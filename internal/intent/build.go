@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -53,6 +54,10 @@ type Result struct {
 	// Exports holds the built peers' exports per source, for the Service events that
 	// follow (nil when there is no node config).
 	Exports *ExportIndex
+	// ShutdownWait is, while the node is drained, the longest waitSeconds of the peers
+	// sent graceful-shutdown paths: how long those must be out before the agent stops
+	// (0: no peer is in graceful shutdown).
+	ShutdownWait time.Duration
 }
 
 // Build computes the desired state of one node.
@@ -124,8 +129,13 @@ func (b instanceBuilder) build() {
 		}
 		b.out.Failed = append(b.out.Failed, problems...)
 		// The export is filled in from the ExportIndex once every Service is in it.
-		pods, rules := peerAdvertisements(b.in, ads, peer.ASN == uint32(b.inst.LocalASN))
+		ibgp := peer.ASN == uint32(b.inst.LocalASN)
+		pods, rules := peerAdvertisements(b.in, ads, ibgp)
 		crossFamilyNextHop(b.in.Node, peer.Address, pods, rules)
+		if wait, ok := gracefulShutdown(b.in, np); ok && Draining(b.in.Node) {
+			withGracefulShutdown(pods, rules, ibgp)
+			b.out.ShutdownWait = max(b.out.ShutdownWait, wait)
+		}
 		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
 		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer}
 	}

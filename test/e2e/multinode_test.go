@@ -25,7 +25,8 @@ const (
 
 // TestSeveralNodesOneService is MetalLB's and frr-k8s's first multi-node scenario: three
 // nodes announce one externalTrafficPolicy Cluster load-balancer address (given by a
-// pool) to FRR with multipath, and FRR uses all three next hops. Then one node's agent
+// pool) to FRR with multipath, and FRR uses all three next hops. A cordoned node's path
+// carries the GRACEFUL_SHUTDOWN community and FRR stops using it until uncordon. Then one node's agent
 // is killed without graceful restart: only its path goes (the kernel closes the dead
 // process's connection, so FRR sees it at once; the hold time bounds it otherwise),
 // and the other sessions never drop. Then a node is relabelled out of its cluster
@@ -69,6 +70,24 @@ func TestSeveralNodesOneService(t *testing.T) {
 		before[a] = dropped(t, f, a)
 	}
 
+	// Node 3 cordoned (graceful shutdown on drain, RFC 8326): its path carries
+	// graceful-shutdown, which FRR honours with local preference 0, so FRR moves to the
+	// other two; uncordoned, all three again. No session resets either way.
+	cordon := func(on bool) {
+		update(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodes[2]}}, func(n *corev1.Node) { n.Spec.Unschedulable = on })
+	}
+	cordon(true)
+	waitNextHops(t, f, prefix, addrs[:2])
+	waitPathCommunity(t, f, prefix, addrs[2], "gracefulShutdown", true)
+	cordon(false)
+	waitNextHops(t, f, prefix, addrs)
+	waitPathCommunity(t, f, prefix, addrs[2], "gracefulShutdown", false)
+	for _, a := range addrs {
+		if got := dropped(t, f, a); got != before[a] {
+			t.Errorf("session of %s dropped (%d -> %d) across cordon and uncordon", a, before[a], got)
+		}
+	}
+
 	// Node 1's agent dies (SIGKILL: no NOTIFICATION, no graceful restart): FRR drops
 	// the session, and with it that next hop only.
 	if err := agents[0].proc.Kill(); err != nil {
@@ -108,8 +127,9 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 	}
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": multiLabel}}
 	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPPeerConfigSpec{
-		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+		Timers:           &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		GracefulShutdown: &kbgpv1.BGPGracefulShutdown{Enabled: true, WaitSeconds: ptr.To[int32](0)},
+		Families:         []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
 	cc := &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPClusterConfigSpec{
 		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{multiLabel: "in"}},
 		BGPInstances: []kbgpv1.BGPInstance{{
@@ -136,6 +156,24 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// waitPathCommunity waits until FRR's path for prefix from neighbor has (or has not)
+// community.
+func waitPathCommunity(t *testing.T, f *netlab.FRR, prefix, neighbor, community string, present bool) {
+	t.Helper()
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		routes, err := f.Routes("ipv4")
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, p := range routes[prefix].Paths {
+			if p.PeerID == neighbor {
+				return slices.Contains(p.Communities, community) == present, fmt.Sprintf("FRR's path from %s: communities %v, want %q present=%v", neighbor, p.Communities, community, present)
+			}
+		}
+		return false, fmt.Sprintf("FRR has no path for %s from %s", prefix, neighbor)
+	})
 }
 
 // waitNextHops waits until FRR uses exactly the paths of the given neighbors for
