@@ -93,7 +93,7 @@ func TestIBGPMultihop(t *testing.T) {
 			Attributes: &kbgpv1.BGPAttributes{LocalPreference: ptr.To[int64](300)}}}}}
 	nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
 		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "10.73.1.1"},
-		Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: "10.73.2.2", PeerASN: 65001, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
+		Peers:               []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: "10.73.2.2", PeerASN: 65001, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
 	}}}}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: corev1.NodeSpec{PodCIDRs: []string{podCIDR4}}}
 	create(t, node, pc, ad, nc)
