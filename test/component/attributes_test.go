@@ -20,8 +20,8 @@ var routerC = netip.MustParseAddr("127.0.0.5")
 func waitReceived(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...bgp.ReceivedRoute) {
 	t.Helper()
 	opts := cmp.Options{
-		cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.EquateEmpty(),
-		cmpopts.IgnoreFields(bgp.ReceivedRoute{}, "Neighbor", "NextHop", "ASPath", "Origin"),
+		cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
+		cmpopts.EquateEmpty(), cmpopts.IgnoreFields(bgp.ReceivedRoute{}, "Neighbor", "NextHop", "ASPath", "Origin"),
 	}
 	deadline := time.Now().Add(sessionTimeout)
 	for {
