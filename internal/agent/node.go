@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"kbgp.io/kbgp/internal/intent"
 )
 
 // nodeCacheTTL is how long a fetched Node is reused (document 000: 5 minutes) when no
@@ -49,7 +51,7 @@ func (g *nodeGetter) get(ctx context.Context, fresh bool) (*corev1.Node, error) 
 }
 
 // nodeMatters passes the Node updates that change what the agent announces or how:
-// cordon and uncordon (graceful shutdown), pod CIDRs, addresses (router IDs, next
+// cordon and uncordon (graceful shutdown), the NetworkUnavailable condition, pod CIDRs, addresses (router IDs, next
 // hops, listeners), labels and annotations (router-ID templates). The kubelet's status
 // heartbeats, every few seconds, pass none of these and cost nothing.
 var nodeMatters = predicate.Funcs{
@@ -59,7 +61,7 @@ var nodeMatters = predicate.Funcs{
 		if !okO || !okN {
 			return true
 		}
-		return o.Spec.Unschedulable != n.Spec.Unschedulable ||
+		return o.Spec.Unschedulable != n.Spec.Unschedulable || intent.NetworkUnavailable(o) != intent.NetworkUnavailable(n) ||
 			!slices.Equal(o.Spec.PodCIDRs, n.Spec.PodCIDRs) || o.Spec.PodCIDR != n.Spec.PodCIDR ||
 			!slices.Equal(o.Status.Addresses, n.Status.Addresses) ||
 			!maps.Equal(o.Labels, n.Labels) || !maps.Equal(o.Annotations, n.Annotations)

@@ -131,6 +131,10 @@ func (b instanceBuilder) build() {
 		// The export is filled in from the ExportIndex once every Service is in it.
 		ibgp := peer.ASN == uint32(b.inst.LocalASN)
 		pods, rules := peerAdvertisements(b.in, ads, ibgp)
+		if NetworkUnavailable(b.in.Node) {
+			// Traffic sent to this node's Service addresses would not reach a pod.
+			rules = nil
+		}
 		crossFamilyNextHop(b.in.Node, peer.Address, pods, rules)
 		if wait, ok := gracefulShutdown(b.in, np); ok && Draining(b.in.Node) {
 			withGracefulShutdown(pods, rules, ibgp)

@@ -19,6 +19,21 @@ const defaultShutdownWait = 30 * time.Second
 // peers that enable it.
 func Draining(node *corev1.Node) bool { return node != nil && node.Spec.Unschedulable }
 
+// NetworkUnavailable reports whether the Node's NetworkUnavailable condition is True
+// (set by a network plugin or cloud controller until the node's pod network works):
+// such a node announces no Service address, as traffic to it would reach no pod.
+func NetworkUnavailable(node *corev1.Node) bool {
+	if node == nil {
+		return false
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeNetworkUnavailable {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
 // gracefulShutdown returns how long the peer's graceful-shutdown paths must be out
 // before the agent may stop, and whether the peer does graceful shutdown at all.
 func gracefulShutdown(in Input, np kbgpv1.BGPNodePeer) (time.Duration, bool) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -69,5 +70,34 @@ func TestGracefulShutdownOnDrain(t *testing.T) {
 	}
 	if serving.ShutdownWait != 0 {
 		t.Errorf("ShutdownWait %s while serving", serving.ShutdownWait)
+	}
+}
+
+// TestNetworkUnavailableHoldsServices: a node whose NetworkUnavailable condition is True
+// announces its pod CIDRs but no Service address, until the condition clears.
+func TestNetworkUnavailableHoldsServices(t *testing.T) {
+	pc := selectingPeerConfig("pc", "advertise", "bgp")
+	ads := []kbgpv1.BGPAdvertisement{
+		podAdvertisement("pods", map[string]string{"advertise": "bgp"}, nil),
+		serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP),
+	}
+	svc := lbService("web", nil, "203.0.113.10")
+	input := func(status corev1.ConditionStatus) Input {
+		n := node()
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeNetworkUnavailable, Status: status}}
+		return Input{NodeConfig: nodeConfig("10.0.0.10", nodePeer("tor", "10.1.1.1", 65002, "pc")), Node: n,
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"pc": pc}, Advertisements: ads, Services: []corev1.Service{svc}}
+	}
+	has := func(res Result, p string) bool {
+		_, ok := res.Desired.Instances[key].Peers["tor"].Export[netip.MustParsePrefix(p)]
+		return ok
+	}
+	down := build(input(corev1.ConditionTrue))
+	if !has(down, "10.244.1.0/24") || has(down, "203.0.113.10/32") {
+		t.Errorf("NetworkUnavailable=True: pod CIDR %v (want true), Service %v (want false)", has(down, "10.244.1.0/24"), has(down, "203.0.113.10/32"))
+	}
+	up := build(input(corev1.ConditionFalse))
+	if !has(up, "10.244.1.0/24") || !has(up, "203.0.113.10/32") {
+		t.Errorf("NetworkUnavailable=False: pod CIDR %v, Service %v (want both)", has(up, "10.244.1.0/24"), has(up, "203.0.113.10/32"))
 	}
 }

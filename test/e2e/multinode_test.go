@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/test/e2e/netlab"
@@ -26,7 +27,8 @@ const (
 // TestSeveralNodesOneService is MetalLB's and frr-k8s's first multi-node scenario: three
 // nodes announce one externalTrafficPolicy Cluster load-balancer address (given by a
 // pool) to FRR with multipath, and FRR uses all three next hops. A cordoned node's path
-// carries the GRACEFUL_SHUTDOWN community and FRR stops using it until uncordon. Then one node's agent
+// carries the GRACEFUL_SHUTDOWN community and FRR stops using it until uncordon; a
+// node whose NetworkUnavailable condition is True withdraws the address until it clears. Then one node's agent
 // is killed without graceful restart: only its path goes (the kernel closes the dead
 // process's connection, so FRR sees it at once; the hold time bounds it otherwise),
 // and the other sessions never drop. Then a node is relabelled out of its cluster
@@ -87,6 +89,23 @@ func TestSeveralNodesOneService(t *testing.T) {
 			t.Errorf("session of %s dropped (%d -> %d) across cordon and uncordon", a, before[a], got)
 		}
 	}
+
+	// Node 2's network reported unavailable: it stops announcing the Service address
+	// until the condition clears.
+	networkUnavailable := func(status corev1.ConditionStatus) {
+		n := &corev1.Node{}
+		if err := server.Client.Get(t.Context(), client.ObjectKey{Name: nodes[1]}, n); err != nil {
+			t.Fatal(err)
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeNetworkUnavailable, Status: status, Reason: "E2E", LastTransitionTime: metav1.Now()}}
+		if err := server.Client.Status().Update(t.Context(), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	networkUnavailable(corev1.ConditionTrue)
+	waitNextHops(t, f, prefix, []string{addrs[0], addrs[2]})
+	networkUnavailable(corev1.ConditionFalse)
+	waitNextHops(t, f, prefix, addrs)
 
 	// Node 1's agent dies (SIGKILL: no NOTIFICATION, no graceful restart): FRR drops
 	// the session, and with it that next hop only.
