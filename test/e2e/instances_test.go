@@ -30,12 +30,7 @@ func TestTwoInstancesOnOneNode(t *testing.T) {
 
 	nodeName := "e2e-inst-" + strings.Trim(lab.Prefix(), "-")
 	ensureNamespace(t)
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(nodeName)}}
-	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
-		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
-	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"advertise": nodeName}},
-		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}}
+	pc, ad := podCIDRPeering(nodeName, nil)
 	instance := func(asn int64, routerID, peer string, peerASN int64) kbgpv1.BGPNodeInstance {
 		return kbgpv1.BGPNodeInstance{BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: asn, RouterID: routerID},
 			Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "frr", PeerAddress: peer, PeerASN: peerASN, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}}}
@@ -84,13 +79,7 @@ func TestIBGPMultihop(t *testing.T) {
 
 	nodeName := "e2e-ibgp-" + strings.Trim(lab.Prefix(), "-")
 	ensureNamespace(t)
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(nodeName)}}
-	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
-		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
-	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"advertise": nodeName}},
-		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR,
-			Attributes: &kbgpv1.BGPAttributes{LocalPreference: ptr.To[int64](300)}}}}}
+	pc, ad := podCIDRPeering(nodeName, &kbgpv1.BGPAttributes{LocalPreference: ptr.To[int64](300)})
 	nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
 		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "10.73.1.1"},
 		Peers:               []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: "10.73.2.2", PeerASN: 65001, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
@@ -100,4 +89,16 @@ func TestIBGPMultihop(t *testing.T) {
 	startAgent(t, lab, nodeNS, nodeName)
 	rr.WaitNeighborState(t, "10.73.1.1", "Established", sessionTimeout)
 	rr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, func(r frr.Route) bool { return r.LocalPref != nil && *r.LocalPref == 300 })
+}
+
+// podCIDRPeering is an IPv4 peer config with short timers and the advertisement of the
+// node's pod CIDRs (with attrs) it selects, both named after the node.
+func podCIDRPeering(nodeName string, attrs *kbgpv1.BGPAttributes) (*kbgpv1.BGPPeerConfig, *kbgpv1.BGPAdvertisement) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(nodeName)}}
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"advertise": nodeName}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR, Attributes: attrs}}}}
+	return pc, ad
 }
