@@ -26,7 +26,8 @@ const (
 
 // TestSeveralNodesOneService is MetalLB's and frr-k8s's first multi-node scenario: three
 // nodes announce one externalTrafficPolicy Cluster load-balancer address (given by a
-// pool) to FRR with multipath, and FRR uses all three next hops. A cordoned node's path
+// pool) to FRR with multipath, and FRR uses all three next hops; TCP from the router's
+// side to the address reaches a node along the installed route. A cordoned node's path
 // carries the GRACEFUL_SHUTDOWN community and FRR stops using it until uncordon; a
 // node whose NetworkUnavailable condition is True withdraws the address until it clears. Then one node's agent
 // is killed without graceful restart: only its path goes (the kernel closes the dead
@@ -49,7 +50,7 @@ func TestSeveralNodesOneService(t *testing.T) {
 		br.Attach(nsOf[i], "to-seg", []string{addrs[i] + "/24"})
 		fmt.Fprintf(&cfg, "neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", addrs[i], addrs[i], addrs[i])
 	}
-	f := netlab.StartFRR(frrNS, netlab.FRRConfig{ASN: 65010, RouterID: multiFRR, ListenAddrs: []string{multiFRR},
+	f := netlab.StartFRR(frrNS, netlab.FRRConfig{ASN: 65010, RouterID: multiFRR, ListenAddrs: []string{multiFRR}, Zebra: true,
 		RawConfig: cfg.String() + "address-family ipv4 unicast\n maximum-paths 8\nexit-address-family\n"})
 	createMultiNodeObjects(t, nodes)
 	startOperatorProcess(t, lab, ctl)
@@ -67,6 +68,7 @@ func TestSeveralNodesOneService(t *testing.T) {
 	create(t, svc)
 	prefix := waitIngress(t, svc, 1)[0].String() + "/32"
 	waitNextHops(t, f, prefix, addrs)
+	tcpReachesANode(t, frrNS, nsOf, strings.TrimSuffix(prefix, "/32"))
 	before := map[string]int{}
 	for _, a := range addrs {
 		before[a] = dropped(t, f, a)
@@ -162,7 +164,7 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
 		}}}}
 	pool := &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
-		Blocks:          []kbgpv1.IPBlock{{CIDR: "100.64.40.0/28"}},
+		Blocks:          []kbgpv1.IPBlock{{Start: "10.74.0.10", Stop: "10.74.0.20"}},
 		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": multiNS}},
 	}}
 	create(t, pc, cc, ad, pool)
@@ -175,6 +177,25 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// tcpReachesANode puts the load-balancer address on every node's loopback with a TCP
+// server answering its node's number, as kube-proxy would make the node answer for it,
+// and connects from FRR's namespace along the route zebra installed from BGP.
+func tcpReachesANode(t *testing.T, client *netlab.Namespace, nodes []*netlab.Namespace, ip string) {
+	t.Helper()
+	for i, ns := range nodes {
+		ns.AddAddr("lo", ip+"/32")
+		ns.Start(fmt.Sprintf("echo-%d", i+1), "socat", "TCP-LISTEN:8080,bind="+ip+",fork,reuseaddr", fmt.Sprintf("SYSTEM:echo node-%d", i+1))
+		ns.WaitTCPListening(8080, 10*time.Second)
+	}
+	var out string
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		var err error
+		out, err = client.ExecTimeout(5*time.Second, "socat", "-T2", "-", "TCP:"+ip+":8080,connect-timeout=2")
+		return err == nil && strings.HasPrefix(strings.TrimSpace(out), "node-"), fmt.Sprintf("TCP to %s:8080 from FRR's namespace: %q %v", ip, out, err)
+	})
+	t.Logf("TCP to %s:8080 answered by %s", ip, strings.TrimSpace(out))
 }
 
 // waitPathCommunity waits until FRR's path for prefix from neighbor has (or has not)

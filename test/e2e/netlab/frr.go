@@ -52,9 +52,13 @@ type FRRConfig struct {
 	// NoDefaultIPv4Unicast adds "no bgp default ipv4-unicast", so that
 	// every address family must be activated explicitly.
 	NoDefaultIPv4Unicast bool
+	// Zebra runs FRR's zebra beside bgpd (its socket in the namespace's own
+	// directory), so the best routes are installed in the namespace's kernel and
+	// traffic can be sent along them. Without it bgpd runs alone (-Z).
+	Zebra bool
 }
 
-// FRR is a running FRR bgpd (without zebra) inside a namespace.
+// FRR is a running FRR bgpd inside a namespace, with zebra when asked (FRRConfig.Zebra).
 type FRR struct {
 	// VTY runs vtysh commands and reads neighbors and tables (internal/frr, the driver
 	// the lab uses too).
@@ -70,7 +74,7 @@ type FRR struct {
 }
 
 // StartFRR writes bgpd.conf and starts FRR's bgpd in ns, without zebra (-Z:
-// routes are not installed in the kernel), as user frr, and waits until
+// routes are not installed in the kernel) unless cfg.Zebra, as user frr, and waits until
 // vtysh answers. The harness writes the header (hostname, log file,
 // neighbor-event debugging) and the "router bgp ASN" line with the defaults
 // listed at FRRConfig.RawConfig.
@@ -114,8 +118,15 @@ func StartFRR(ns *Namespace, cfg FRRConfig) *FRR {
 	if err := os.WriteFile(f.confPath, []byte(f.renderConfig()), 0o644); err != nil {
 		t.Fatalf("netlab: %v", err)
 	}
-	args := []string{FRRBgpd, "-Z", "-f", f.confPath, "-i", filepath.Join(vtyDir, "bgpd.pid"),
+	args := []string{FRRBgpd, "-f", f.confPath, "-i", filepath.Join(vtyDir, "bgpd.pid"),
 		"--vty_socket", vtyDir, "-u", "frr", "-g", "frr"}
+	if cfg.Zebra {
+		zsock := filepath.Join(vtyDir, "zserv.api")
+		f.startZebra(zsock)
+		args = append(args, "-z", zsock)
+	} else {
+		args = append(args, "-Z")
+	}
 	if cfg.Port != 0 {
 		args = append(args, "-p", strconv.Itoa(cfg.Port))
 	}
@@ -287,4 +298,24 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// startZebra starts zebra in f's namespace with its API socket at zsock and waits
+// until the socket exists, so bgpd connects at once.
+func (f *FRR) startZebra(zsock string) {
+	t := f.ns.lab.t
+	t.Helper()
+	conf := filepath.Join(f.dir, "zebra.conf")
+	if err := os.WriteFile(conf, []byte("hostname "+f.ns.Short+"-zebra\nlog file "+filepath.Join(f.vtyDir, "zebra.log")+"\n"), 0o644); err != nil {
+		t.Fatalf("netlab: %v", err)
+	}
+	zebra := f.ns.Start("zebra", filepath.Join(filepath.Dir(FRRBgpd), "zebra"), "-f", conf, "-i", filepath.Join(f.vtyDir, "zebra.pid"),
+		"--vty_socket", f.vtyDir, "-z", zsock, "-u", "frr", "-g", "frr")
+	WaitFor(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
+		if zebra.Exited() {
+			t.Fatalf("netlab: zebra in %s exited during startup (%v):\n%s", f.ns.Name, zebra.Err(), zebra.Log())
+		}
+		_, err := os.Stat(zsock)
+		return err == nil, fmt.Sprintf("zebra socket %s: %v", zsock, err)
+	})
 }
