@@ -162,6 +162,17 @@ const (
 	PeeringStateEstablished PeeringState = "Established"
 )
 
+// BFDState is the state of a BFD session (RFC 5880 section 4.1).
+type BFDState string
+
+// BFD session states.
+const (
+	BFDStateUp        BFDState = "Up"
+	BFDStateInit      BFDState = "Init"
+	BFDStateDown      BFDState = "Down"
+	BFDStateAdminDown BFDState = "AdminDown"
+)
+
 // BGPNodePeerStatus reports one session. Peers are told apart by (name) within an
 // instance, never by address alone: the same address may exist in two VRFs.
 type BGPNodePeerStatus struct {
@@ -196,6 +207,12 @@ type BGPNodePeerStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`
+
+	// BFDState is the state of the BFD session beside the BGP session (RFC 5880): Up,
+	// Init, Down or AdminDown; empty when the peer config does not enable BFD.
+	// +optional
+	// +kubebuilder:validation:Enum=Up;Init;Down;AdminDown
+	BFDState BFDState `json:"bfdState,omitempty"`
 
 	// EstablishedTime is when the session last reached Established: a time, never a
 	// ticking uptime, so a steady session causes no status writes.

@@ -53,6 +53,41 @@ type BGPPeerConfigSpec struct {
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:default={{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}}
 	Families []BGPFamily `json:"families,omitempty"`
+
+	// BFD runs Bidirectional Forwarding Detection (RFC 5880, single hop RFC 5881) beside
+	// the session: when BFD goes down the session is closed at once instead of after
+	// the hold time. Turning it on or off or changing its timers never resets the
+	// session.
+	// +optional
+	BFD *BGPBFD `json:"bfd,omitempty"`
+}
+
+// BGPBFD configures BFD for a session. The intervals are what kbgp offers; the
+// detection time is the peer's multiplier times the slower of the two ends' intervals.
+type BGPBFD struct {
+	// Enabled turns BFD on.
+	Enabled bool `json:"enabled"`
+
+	// MinRxMilliseconds is the shortest interval between BFD packets kbgp wants to receive.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=60000
+	MinRxMilliseconds *int32 `json:"minRxMilliseconds,omitempty"`
+
+	// MinTxMilliseconds is the interval at which kbgp wants to send BFD packets.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=60000
+	MinTxMilliseconds *int32 `json:"minTxMilliseconds,omitempty"`
+
+	// DetectMultiplier is how many packets may be missed before BFD goes down.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=255
+	DetectMultiplier *int32 `json:"detectMultiplier,omitempty"`
 }
 
 // BGPGracefulShutdown is RFC 8326 graceful shutdown while the node is drained.

@@ -102,6 +102,19 @@ type Peer struct {
 	// MaxPrefixes caps the routes the peer may send, per family (absent: no cap). Past
 	// it the speaker closes the session and holds it down (PeerStatus.HeldDown).
 	MaxPrefixes map[Family]uint32
+	// BFD runs beside the session; it is not negotiated in BGP, so a change of it
+	// applies to the running session.
+	BFD BFD
+}
+
+// BFD is the single-hop BFD (RFC 5880, 5881) configuration of a peer: when BFD goes
+// down the speaker closes the BGP session at once.
+type BFD struct {
+	Enabled bool
+	// MinRx is the shortest interval between received packets we ask for, MinTx the
+	// interval we want to send at; DetectMultiplier the packets that may be missed.
+	MinRx, MinTx     time.Duration
+	DetectMultiplier uint8
 }
 
 // Password is a TCP MD5 key. Its String and GoString methods redact it, so a Peer can

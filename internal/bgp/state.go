@@ -49,7 +49,21 @@ type PeerStatus struct {
 	// HeldDowns counts the hold-downs since the peer was added, so that one that began
 	// between two looks at the state (after a retry) is not lost.
 	HeldDowns uint64
+	// BFDState is the state of the peer's BFD session; "" when BFD is off.
+	BFDState BFDState
 }
+
+// BFDState is a BFD session state (RFC 5880 section 4.1), named as in BGPNodeConfig
+// status.
+type BFDState string
+
+// The BFD states.
+const (
+	BFDUp        BFDState = "Up"
+	BFDInit      BFDState = "Init"
+	BFDDown      BFDState = "Down"
+	BFDAdminDown BFDState = "AdminDown"
+)
 
 // HeldDownMaxPrefixes: the peer sent more routes than its MaxPrefixes allow.
 const HeldDownMaxPrefixes = "MaxPrefixExceeded"

@@ -12,11 +12,13 @@ import (
 // Defaults of BGPPeerConfig, used when a peer has no peerConfigRef (the schema fills
 // them in on objects that exist).
 const (
-	defaultPeerPort     = 179
-	defaultConnectRetry = 120 * time.Second
-	defaultHoldTime     = 90 * time.Second
-	defaultKeepalive    = 30 * time.Second
-	defaultRestartTime  = 120 * time.Second
+	defaultPeerPort      = 179
+	defaultConnectRetry  = 120 * time.Second
+	defaultHoldTime      = 90 * time.Second
+	defaultKeepalive     = 30 * time.Second
+	defaultRestartTime   = 120 * time.Second
+	defaultBFDInterval   = 300 * time.Millisecond
+	defaultBFDMultiplier = 3
 	// passwordKey is the Secret key holding the TCP MD5 password.
 	passwordKey = "password"
 	// notStarted ends the message of a Secret problem for peers that do not run.
@@ -84,6 +86,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			}
 		}
 	}
+	p.BFD = bfd(spec.BFD)
 	if spec.AuthSecretRef != nil {
 		pw, problem := password(in, *spec.AuthSecretRef)
 		if problem != nil {
@@ -104,6 +107,25 @@ func applyTransport(p *bgp.Peer, t *kbgpv1.BGPTransport) {
 	if t.LocalPort != nil {
 		p.LocalPort = uint16(*t.LocalPort)
 	}
+}
+
+// bfd converts a peer config's BFD settings, with the schema's defaults for fields an
+// object written before they existed lacks.
+func bfd(b *kbgpv1.BGPBFD) bgp.BFD {
+	if b == nil || !b.Enabled {
+		return bgp.BFD{}
+	}
+	out := bgp.BFD{Enabled: true, MinRx: defaultBFDInterval, MinTx: defaultBFDInterval, DetectMultiplier: defaultBFDMultiplier}
+	if b.MinRxMilliseconds != nil {
+		out.MinRx = time.Duration(*b.MinRxMilliseconds) * time.Millisecond
+	}
+	if b.MinTxMilliseconds != nil {
+		out.MinTx = time.Duration(*b.MinTxMilliseconds) * time.Millisecond
+	}
+	if b.DetectMultiplier != nil {
+		out.DetectMultiplier = uint8(*b.DetectMultiplier)
+	}
+	return out
 }
 
 func applyTimers(p *bgp.Peer, t *kbgpv1.BGPTimers) {

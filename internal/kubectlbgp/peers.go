@@ -25,7 +25,7 @@ type peerRow struct {
 func peersHeader(wide bool) []string {
 	h := []string{"NODE", "ASN", "PEER", "ADDRESS", "VRF", "STATE", "SINCE", "RECEIVED", "ADVERTISED"}
 	if wide {
-		h = append(h, "PEER-ASN", "HOLD/KEEPALIVE")
+		h = append(h, "PEER-ASN", "HOLD/KEEPALIVE", "BFD")
 	}
 	return h
 }
@@ -69,7 +69,8 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		strconv.FormatInt(p.RoutesAdvertised, 10),
 	}
 	if wide {
-		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers))
+		// BFD is "-" for a peer whose config does not enable it.
+		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers), orDash(string(p.BFDState)))
 	}
 	return c
 }

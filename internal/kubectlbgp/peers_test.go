@@ -43,14 +43,16 @@ func TestPeerRowsSortedByNodeASNVRFName(t *testing.T) {
 }
 
 func TestPeerRowsWide(t *testing.T) {
-	rows := peerRows(peersFixture(), now, true)
+	ncs := peersFixture()
+	ncs[1].Status.BGPInstances[0].Peers[2].BFDState = kbgpv1.BFDStateUp // worker-1's tor-a, sorted second
+	rows := peerRows(ncs, now, true)
 	if got, want := len(rows[0]), len(peersHeader(true)); got != want {
 		t.Fatalf("wide row has %d cells, header %d", got, want)
 	}
-	if diff := cmp.Diff([]string{"65002", "-"}, rows[0][9:]); diff != "" {
+	if diff := cmp.Diff([]string{"65002", "-", "-"}, rows[0][9:]); diff != "" {
 		t.Errorf("wide cells of a session that never came up (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"65002", "90s/30s"}, rows[1][9:]); diff != "" {
+	if diff := cmp.Diff([]string{"65002", "90s/30s", "Up"}, rows[1][9:]); diff != "" {
 		t.Errorf("wide cells of an established session (-want +got):\n%s", diff)
 	}
 }

@@ -117,6 +117,7 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
 	out.Reason, out.Message = snap.Status.HeldDown, kbgpv1.TruncateMessage(sanitize.Line(snap.Status.HeldDownDetail), maxPeerMessage)
+	out.BFDState = kbgpv1.BFDState(snap.Status.BFDState)
 	out.RoutesReceived = int64(snap.Status.Received())
 	out.RoutesAdvertised = int64(snap.Advertised())
 	if snap.Status.State == bgp.StateEstablished {

@@ -19,6 +19,9 @@ const (
 	// EventMaxPrefixExceeded: the speaker holds a session down because the peer sent
 	// more routes than its maxPrefixes allow.
 	EventMaxPrefixExceeded = bgp.HeldDownMaxPrefixes
+	// EventBFDDown: the peer's BFD session left Up; the speaker closes the BGP session
+	// with it (PeerDown follows).
+	EventBFDDown = "BFDDown"
 )
 
 // Event is one Kubernetes event to record on the node's BGPNodeConfig.
@@ -46,6 +49,10 @@ func PeerEvents(prev, cur map[bgp.InstanceKey]speakers.InstanceSnapshot) []Event
 			reconnected := up && wasUp && (dropped || !now.Status.EstablishedSince.Equal(was.Status.EstablishedSince))
 			if (wasUp && !up) || reconnected || (!wasUp && !up && dropped) {
 				out = append(out, Event{corev1.EventTypeWarning, EventPeerDown, peerDownMessage(key, name, now)})
+			}
+			if known && was.Status.BFDState == bgp.BFDUp && now.Status.BFDState != bgp.BFDUp && now.Status.BFDState != "" {
+				out = append(out, Event{corev1.EventTypeWarning, EventBFDDown,
+					fmt.Sprintf("%s: BFD session %s, the BGP session is closed", describePeer(key, name, now), now.Status.BFDState)})
 			}
 			// Once per hold-down: held now, and not before or held down again since.
 			if now.Status.HeldDown != "" && (!known || was.Status.HeldDown == "" || now.Status.HeldDowns > was.Status.HeldDowns) {

@@ -49,6 +49,13 @@ func TestPeerEvents(t *testing.T) {
 				{"Normal", "PeerEstablished", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 in VRF red Established"},
 			}},
 		{"removed: nothing", snap(key, bgp.StateEstablished, t0, ""), nil, nil},
+		{"BFD down: BFDDown before PeerDown", withBFD(snap(key, bgp.StateEstablished, t0, ""), bgp.BFDUp), withBFD(snap(key, bgp.StateActive, time.Time{}, "BFD is down"), bgp.BFDDown),
+			[]Event{
+				{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 left Established: BFD is down"},
+				{"Warning", "BFDDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001: BFD session Down, the BGP session is closed"},
+			}},
+		{"BFD still down, or coming up: nothing", withBFD(snap(key, bgp.StateActive, time.Time{}, ""), bgp.BFDDown), withBFD(snap(key, bgp.StateActive, time.Time{}, ""), bgp.BFDInit), nil},
+		{"BFD turned off: nothing", withBFD(snap(key, bgp.StateEstablished, t0, ""), bgp.BFDUp), snap(key, bgp.StateEstablished, t0, ""), nil},
 		{"up and down again between snapshots: the drop count tells", snap(key, bgp.StateActive, time.Time{}, ""),
 			withDrops(snap(key, bgp.StateActive, time.Time{}, "hold-timer-expired"), 1),
 			[]Event{{"Warning", "PeerDown", "peer tor-a (10.1.1.1, AS 65002) of instance 65001 left Established: hold-timer-expired"}}},
@@ -79,6 +86,16 @@ func withDrops(s map[bgp.InstanceKey]speakers.InstanceSnapshot, n uint64) map[bg
 			inst.Peers[name] = p
 		}
 		s[k] = inst
+	}
+	return s
+}
+
+func withBFD(s map[bgp.InstanceKey]speakers.InstanceSnapshot, state bgp.BFDState) map[bgp.InstanceKey]speakers.InstanceSnapshot {
+	for _, inst := range s {
+		for name, p := range inst.Peers {
+			p.Status.BFDState = state
+			inst.Peers[name] = p
+		}
 	}
 	return s
 }

@@ -51,6 +51,15 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 			out.GracefulRestart.DeferralTime = uint32(deferralTime(p.GracefulRestart.RestartTime).Seconds())
 		}
 	}
+	if p.BFD.Enabled {
+		// GoBGP takes BFD intervals in microseconds, as they are on the wire.
+		out.Bfd = &api.BfdPeerConfig{
+			Enabled:                  true,
+			DesiredMinimumTxInterval: uint32(p.BFD.MinTx.Microseconds()),
+			RequiredMinimumReceive:   uint32(p.BFD.MinRx.Microseconds()),
+			DetectionMultiplier:      uint32(p.BFD.DetectMultiplier),
+		}
+	}
 	for _, f := range p.Families {
 		afi := &api.AfiSafi{Config: &api.AfiSafiConfig{Family: apiFamily(f), Enabled: true}}
 		if limit, ok := p.MaxPrefixes[f]; ok {

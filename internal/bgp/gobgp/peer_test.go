@@ -27,3 +27,14 @@ func TestToAPIPeerRestarting(t *testing.T) {
 		}
 	}
 }
+
+func TestToAPIPeerBFD(t *testing.T) {
+	off := toAPIPeer(bgp.Peer{}, false)
+	if off.GetBfd().GetEnabled() {
+		t.Errorf("BFD off: %v", off.GetBfd())
+	}
+	on := toAPIPeer(bgp.Peer{BFD: bgp.BFD{Enabled: true, MinRx: 300 * time.Millisecond, MinTx: 150 * time.Millisecond, DetectMultiplier: 4}}, false).GetBfd()
+	if !on.GetEnabled() || on.GetRequiredMinimumReceive() != 300_000 || on.GetDesiredMinimumTxInterval() != 150_000 || on.GetDetectionMultiplier() != 4 {
+		t.Errorf("BFD on: %v; want enabled, rx 300000 us, tx 150000 us, multiplier 4", on)
+	}
+}

@@ -93,6 +93,9 @@ func (r *router) Peers(ctx context.Context) ([]bgp.PeerStatus, error) {
 func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	addr, _ := netip.ParseAddr(p.GetConf().GetNeighborAddress())
 	st := bgp.PeerStatus{Address: addr, State: sessionState(p.GetState().GetSessionState())}
+	if p.GetBfd().GetEnabled() {
+		st.BFDState = bfdState(p.GetState().GetBfdState().GetSessionState())
+	}
 	if id, err := netip.ParseAddr(p.GetState().GetRouterId()); err == nil {
 		st.RemoteRouterID = id
 	}
@@ -127,6 +130,21 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	}
 	r.mu.Unlock()
 	return st
+}
+
+// bfdState maps GoBGP's BFD state; a peer whose BFD session GoBGP has not set up yet
+// (it starts BFD peers on a one-second tick) is Down.
+func bfdState(s api.BfdSessionState) bgp.BFDState {
+	switch s {
+	case api.BfdSessionState_BFD_SESSION_STATE_UP:
+		return bgp.BFDUp
+	case api.BfdSessionState_BFD_SESSION_STATE_INIT:
+		return bgp.BFDInit
+	case api.BfdSessionState_BFD_SESSION_STATE_ADMIN_DOWN:
+		return bgp.BFDAdminDown
+	default:
+		return bgp.BFDDown
+	}
 }
 
 func sessionState(s api.PeerState_SessionState) bgp.SessionState {
