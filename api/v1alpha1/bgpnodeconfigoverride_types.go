@@ -25,6 +25,15 @@ type BGPInstanceOverride struct {
 	// +kubebuilder:validation:Maximum=4294967295
 	LocalASN int64 `json:"localASN"`
 
+	// NodeLocalASN replaces the instance's local ASN on this node: a per-node (or
+	// per-rack) ASN in an eBGP fabric, where each leaf peers with the nodes below it as
+	// their own AS. Unset keeps localASN. It must not be the ASN of another instance of
+	// the node (reported in the node's failedResources, and then not applied).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	NodeLocalASN int64 `json:"nodeLocalASN,omitempty"`
+
 	// RouterID replaces the instance's router ID on this node. IPv4 literal only: an
 	// override is the operator's explicit choice, never a template.
 	// +optional

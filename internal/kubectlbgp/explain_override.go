@@ -21,6 +21,9 @@ func explainOverride(t *text, node string, applied *kbgpv1.BGPNodeConfigOverride
 	}
 	for _, oi := range applied.Spec.BGPInstances {
 		var fields []string
+		if oi.NodeLocalASN != 0 {
+			fields = append(fields, fmt.Sprintf("nodeLocalASN %d", oi.NodeLocalASN))
+		}
 		if oi.RouterID != "" {
 			fields = append(fields, "routerID "+string(oi.RouterID))
 		}

@@ -24,8 +24,15 @@ func explainInstances(t *text, in explainInput, winner *kbgpv1.BGPClusterConfig,
 	for i := range in.PeerConfigs {
 		peerConfigs[in.PeerConfigs[i].Name] = &in.PeerConfigs[i]
 	}
-	for _, inst := range nc.Spec.BGPInstances {
-		t.line(1, "instance %d: %s", inst.LocalASN, strings.Join(instanceFields(inst, overriddenInstance(ov, inst.LocalASN)), ", "))
+	for i, inst := range nc.Spec.BGPInstances {
+		// Rendering keeps the cluster config's order; the override is keyed by the
+		// cluster config's ASN, which its nodeLocalASN may have replaced.
+		clusterASN := winner.Spec.BGPInstances[i].LocalASN
+		name := fmt.Sprint(inst.LocalASN)
+		if clusterASN != inst.LocalASN {
+			name = fmt.Sprintf("%d (override nodeLocalASN of %d)", inst.LocalASN, clusterASN)
+		}
+		t.line(1, "instance %s: %s", name, strings.Join(instanceFields(inst, overriddenInstance(ov, clusterASN)), ", "))
 		if len(inst.Peers) == 0 {
 			t.line(2, "no peers")
 		}

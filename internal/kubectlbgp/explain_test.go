@@ -93,6 +93,7 @@ func twoConfigsWithOverride() explainInput {
 						{Name: "ghost"},
 					}},
 					{LocalASN: 65099, RouterID: "10.10.10.11"},
+					{LocalASN: 65010, NodeLocalASN: 4200000001},
 				}}},
 		},
 		PeerConfigs: []kbgpv1.BGPPeerConfig{
@@ -129,7 +130,7 @@ func twoConfigsWithOverride() explainInput {
 							sessionStatus("tor-c", "10.1.1.3", "", kbgpv1.PeeringStateEstablished, time.Hour),
 							sessionStatus("tor-d", "2001:db8::1", "", kbgpv1.PeeringStateActive, 0),
 						}},
-					{LocalASN: 65010, RouterID: "10.255.166.39", RouterIDSource: kbgpv1.RouterIDSourceHash, RouterIDNode: "worker-1", RouterIDResolutionTime: ago(time.Hour)},
+					{LocalASN: 4200000001, RouterID: "10.255.166.39", RouterIDSource: kbgpv1.RouterIDSourceHash, RouterIDNode: "worker-1", RouterIDResolutionTime: ago(time.Hour)},
 				},
 			},
 		},

@@ -57,14 +57,20 @@ func NodeOwnerReference(node Node) metav1.OwnerReference {
 }
 
 // applyOverride applies ov to nc in place: instances matched by localASN, peers by name.
+// Local ASNs are replaced last, so every entry is matched against the cluster config's
+// ASNs whatever the order of the override's entries.
 func applyOverride(nc *kbgpv1.BGPNodeConfig, ov *kbgpv1.BGPNodeConfigOverride) []kbgpv1.FailedResource {
 	var problems []kbgpv1.FailedResource
+	asns := map[*kbgpv1.BGPNodeInstance]int64{}
 	for _, oi := range ov.Spec.BGPInstances {
 		inst := findInstance(nc, oi.LocalASN)
 		if inst == nil {
 			problems = append(problems, overrideProblem(ov.Name,
 				fmt.Sprintf("instance with localASN %d is not in the node's cluster config", oi.LocalASN)))
 			continue
+		}
+		if oi.NodeLocalASN != 0 && oi.NodeLocalASN != oi.LocalASN {
+			asns[inst] = oi.NodeLocalASN
 		}
 		if oi.RouterID != "" {
 			inst.RouterID = string(oi.RouterID)
@@ -89,6 +95,36 @@ func applyOverride(nc *kbgpv1.BGPNodeConfig, ov *kbgpv1.BGPNodeConfigOverride) [
 				peer.LocalPort = ptrTo(*op.LocalPort)
 			}
 		}
+	}
+	return append(problems, replaceLocalASNs(nc, ov.Name, asns)...)
+}
+
+// replaceLocalASNs gives instances their per-node ASN unless another instance of the
+// node keeps or takes the same ASN: instances are keyed by localASN, so two with one
+// ASN would make the BGPNodeConfig invalid.
+func replaceLocalASNs(nc *kbgpv1.BGPNodeConfig, override string, asns map[*kbgpv1.BGPNodeInstance]int64) []kbgpv1.FailedResource {
+	final := map[int64]int{}
+	for i := range nc.Spec.BGPInstances {
+		inst := &nc.Spec.BGPInstances[i]
+		asn, ok := asns[inst]
+		if !ok {
+			asn = inst.LocalASN
+		}
+		final[asn]++
+	}
+	var problems []kbgpv1.FailedResource
+	for i := range nc.Spec.BGPInstances {
+		inst := &nc.Spec.BGPInstances[i]
+		asn, ok := asns[inst]
+		if !ok {
+			continue
+		}
+		if final[asn] > 1 {
+			problems = append(problems, overrideProblem(override,
+				fmt.Sprintf("nodeLocalASN %d of instance %d is the ASN of another instance of the node: not applied", asn, inst.LocalASN)))
+			continue
+		}
+		inst.LocalASN = asn
 	}
 	return problems
 }

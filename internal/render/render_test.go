@@ -81,6 +81,24 @@ func TestNodeConfigGolden(t *testing.T) {
 			})),
 		},
 		{
+			// A per-node ASN, and a second instance whose per-node ASN would collide with
+			// the first instance's cluster ASN... had that one not moved too: applied.
+			golden: "override-asn.yaml",
+			ov: ptrTo(overrideFor("worker-1", "worker-1",
+				kbgpv1.BGPInstanceOverride{LocalASN: 65100, NodeLocalASN: 65001},
+				kbgpv1.BGPInstanceOverride{LocalASN: 65001, NodeLocalASN: 4200000101, RouterID: "10.10.10.10"},
+			)),
+		},
+		{
+			golden: "override-asn-collision.yaml",
+			ov: ptrTo(overrideFor("collide", "worker-1",
+				kbgpv1.BGPInstanceOverride{LocalASN: 65100, NodeLocalASN: 65001, RouterID: "10.10.10.10"},
+			)),
+			problem: []kbgpv1.FailedResource{
+				{Kind: "BGPNodeConfigOverride", Name: "collide", Message: "nodeLocalASN 65001 of instance 65100 is the ASN of another instance of the node: not applied"},
+			},
+		},
+		{
 			golden: "override-unmatched.yaml",
 			ov: ptrTo(overrideFor("stale", "worker-1",
 				kbgpv1.BGPInstanceOverride{LocalASN: 65009, RouterID: "10.10.10.10"},

@@ -28,46 +28,52 @@ const checkpointRestartTime = 20
 // route when its restart timer ends.
 func TestAgentRestoresFromCheckpointWithoutAPIServer(t *testing.T) {
 	lab := netlab.New(t)
-	router, node, nodeName := grTopology(t, lab, "e2e-ckpt-", checkpointRoutes, checkpointRestartTime)
-	agent := startAgent(t, lab, node, nodeName)
-	waitReceived(t, router, checkpointRoutes)
+	gr := grTopology(t, lab, "e2e-ckpt-", checkpointRoutes, checkpointRestartTime)
+	nodeName, tables := gr.nodeName, gr.tables()
+	agent := startAgent(t, lab, gr.node, nodeName)
+	waitReceived(t, checkpointRoutes, tables...)
 
 	t.Run("SIGKILL, API server away: sessions come back from the checkpoint, no route lost", func(t *testing.T) {
 		agent = killAndStartOffline(t, lab, agent, nodeName, "198.18.7.208/32", false)
-		least := sampleUntilSettled(t, router, checkpointRoutes)
-		if least < checkpointRoutes {
-			t.Errorf("FRR's table fell to %d of %d routes", least, checkpointRoutes)
+		for table, least := range sampleUntilSettled(t, checkpointRoutes, tables...) {
+			if least < checkpointRoutes {
+				t.Errorf("%s's table fell to %d of %d routes", table, least, checkpointRoutes)
+			}
 		}
 		if agent.proc.Exited() {
 			t.Fatalf("the agent exited without its API server:\n%s", agent.proc.Log())
 		}
 		createGRService(t, nodeName, nodeName+"-meanwhile", "198.19.255.1")
 		time.Sleep(2 * time.Second)
-		if got, _, _ := received(router); got != checkpointRoutes {
-			t.Fatalf("FRR holds %d routes while the API server is away, want %d", got, checkpointRoutes)
+		for _, table := range tables {
+			if got, _, _ := table.received(); got != checkpointRoutes {
+				t.Fatalf("%s holds %d routes while the API server is away, want %d", table, got, checkpointRoutes)
+			}
 		}
 		agent.relay.Resume()
-		waitReceived(t, router, checkpointRoutes+1)
-		t.Logf("least %d routes across the restart; the Service created meanwhile reached FRR", least)
+		waitReceived(t, checkpointRoutes+1, tables...)
+		t.Log("no route lost across the restart; the Service created meanwhile reached the routers")
 	})
 	t.Run("negative control: the same restart without the checkpoint loses the routes", func(t *testing.T) {
 		// The Service of the first part went with it (test cleanup).
 		want := checkpointRoutes
-		waitReceived(t, router, want)
+		waitReceived(t, want, tables...)
 		agent = killAndStartOffline(t, lab, agent, nodeName, "198.18.7.208/32", true)
-		least := want
 		deadline := time.Now().Add((checkpointRestartTime + 30) * time.Second)
-		for time.Now().Before(deadline) && least > 0 {
-			if n, _, err := received(router); err == nil {
-				least = min(least, n)
+		for _, table := range tables {
+			least := want
+			for time.Now().Before(deadline) && least > 0 {
+				if n, _, err := table.received(); err == nil {
+					least = min(least, n)
+				}
+				time.Sleep(200 * time.Millisecond)
 			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if least != 0 {
-			t.Errorf("without the checkpoint FRR still held %d routes %d s after the agent died: the control cannot tell", least, checkpointRestartTime+30)
+			if least != 0 {
+				t.Errorf("without the checkpoint %s still held %d routes %d s after the agent died: the control cannot tell", table, least, checkpointRestartTime+30)
+			}
 		}
 		agent.relay.Resume()
-		waitReceived(t, router, want)
+		waitReceived(t, want, tables...)
 	})
 }
 

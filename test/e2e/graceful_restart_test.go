@@ -6,6 +6,9 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,60 +27,114 @@ import (
 const grRoutes = 20000
 
 // TestGracefulRestartKeepsEveryRoute: with graceful restart on both sides, an agent
-// stopped with SIGTERM and started again never makes FRR's table shrink — the new agent
-// says it kept its forwarding state (F bit), so FRR keeps the stale routes until the
-// new End-of-RIB — and the negative control, the same restart without the marker the
-// graceful stop left, shows the loss.
+// stopped with SIGTERM and started again never makes FRR's or BIRD's table shrink — the
+// new agent says it kept its forwarding state (F bit), so both keep the stale routes
+// until the new End-of-RIB — and the negative control, the same restart without the
+// marker the graceful stop left, shows the loss at both.
 func TestGracefulRestartKeepsEveryRoute(t *testing.T) {
 	lab := netlab.New(t)
-	router, node, nodeName := grTopology(t, lab, "e2e-gr-", grRoutes, 120)
-	agent := startAgent(t, lab, node, nodeName)
-	waitReceived(t, router, grRoutes)
+	gr := grTopology(t, lab, "e2e-gr-", grRoutes, 120)
+	agent := startAgent(t, lab, gr.node, gr.nodeName)
+	waitReceived(t, grRoutes, gr.tables()...)
 
-	t.Run("restart with the marker: the table never shrinks, F bit set", func(t *testing.T) {
-		agent = restartAgent(t, lab, agent, nodeName, false)
-		least := sampleUntilSettled(t, router, grRoutes)
-		if least < grRoutes {
-			t.Errorf("FRR's table fell to %d of %d routes during the restart", least, grRoutes)
+	t.Run("restart with the marker: the tables never shrink, F bit set", func(t *testing.T) {
+		agent = restartAgent(t, lab, agent, gr.nodeName, false)
+		for table, least := range sampleUntilSettled(t, grRoutes, gr.tables()...) {
+			if least < grRoutes {
+				t.Errorf("%s's table fell to %d of %d routes during the restart", table, least, grRoutes)
+			}
+			t.Logf("%s: least %d routes", table, least)
 		}
-		n, err := router.Neighbor("10.87.0.1")
+		n, err := gr.frr.Neighbor(grNodeAddr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(n.Raw), `"fBit":true`) {
 			t.Errorf("FRR did not see the forwarding-state bit: %s", grInfo(n.Raw))
 		}
-		t.Logf("least %d routes; FRR's graceful-restart view: %s", least, grInfo(n.Raw))
+		t.Logf("FRR's graceful-restart view: %s", grInfo(n.Raw))
+		p, err := gr.bird.Protocol(grBIRDProtocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !birdSawForwardingState(p.Raw) {
+			t.Errorf("BIRD did not see the forwarding-state bit:\n%s", p.Raw)
+		}
 	})
 	t.Run("negative control: the same restart without the marker and checkpoint loses the routes", func(t *testing.T) {
-		agent = restartAgent(t, lab, agent, nodeName, true)
-		least := sampleUntilSettled(t, router, grRoutes)
-		if least >= grRoutes {
-			t.Errorf("without the marker FRR's table never shrank (least %d): the control cannot tell", least)
+		agent = restartAgent(t, lab, agent, gr.nodeName, true)
+		for table, least := range sampleUntilSettled(t, grRoutes, gr.tables()...) {
+			if least >= grRoutes {
+				t.Errorf("without the marker %s's table never shrank (least %d): the control cannot tell", table, least)
+			}
+			t.Logf("without the marker %s's table fell to %d routes", table, least)
 		}
-		t.Logf("without the marker FRR's table fell to %d routes", least)
+		// The F-bit checks above can fail: without the marker neither router sees it.
+		if n, err := gr.frr.Neighbor(grNodeAddr); err != nil || strings.Contains(string(n.Raw), `"fBit":true`) {
+			t.Errorf("without the marker FRR still saw the forwarding-state bit (%v): %s", err, grInfo(n.Raw))
+		}
+		if p, err := gr.bird.Protocol(grBIRDProtocol); err != nil || birdSawForwardingState(p.Raw) {
+			t.Errorf("without the marker BIRD still saw the forwarding-state bit (%v):\n%s", err, p.Raw)
+		}
 	})
 }
 
-// grTopology is a node namespace linked to FRR (graceful restart on, restart time
-// restartTime in seconds on both sides) and the API objects that make the node's agent
-// send FRR routes prefixes, 1,000 Services of external IPs at a time (routes must be a
-// multiple of 1,000).
-func grTopology(t *testing.T, lab *netlab.Lab, namePrefix string, routes int, restartTime int32) (*netlab.FRR, *netlab.Namespace, string) {
+// The graceful-restart topology's addresses: the node has a link to FRR and one to BIRD.
+const (
+	grNodeAddr     = "10.87.0.1"
+	grFRRAddr      = "10.87.0.2"
+	grNodeBIRDAddr = "10.86.0.1"
+	grBIRDAddr     = "10.86.0.2"
+	grBIRDProtocol = "agent"
+)
+
+// grLab is grTopology's result: the node and its two graceful-restart routers.
+type grLab struct {
+	frr      *netlab.FRR
+	bird     *netlab.BIRD
+	node     *netlab.Namespace
+	nodeName string
+}
+
+// tables are the routers' views of what the agent sent them.
+func (g grLab) tables() []routeTable {
+	return []routeTable{frrTable{g.frr, grNodeAddr}, birdTable{g.bird, grBIRDProtocol}}
+}
+
+// grTopology is a node namespace linked to FRR and to BIRD (graceful restart on,
+// restart time restartTime in seconds on all sides) and the API objects that make the
+// node's agent send both routes prefixes, 1,000 Services of external IPs at a time
+// (routes must be a multiple of 1,000).
+func grTopology(t *testing.T, lab *netlab.Lab, namePrefix string, routes int, restartTime int32) grLab {
 	t.Helper()
 	node := lab.Namespace("node")
 	nodeName := namePrefix + strings.Trim(lab.Prefix(), "-")
-	routerNS := lab.Namespace("router")
-	lab.Link(node, "to-router", []string{"10.87.0.1/30"}, routerNS, "to-node", []string{"10.87.0.2/30"})
-	router := netlab.StartFRR(routerNS, netlab.FRRConfig{ASN: 65087, RouterID: "10.87.0.2", ListenAddrs: []string{"10.87.0.2"}, RawConfig: fmt.Sprintf(`
+	routerNS, birdNS := lab.Namespace("router"), lab.Namespace("bird")
+	lab.Link(node, "to-router", []string{grNodeAddr + "/30"}, routerNS, "to-node", []string{grFRRAddr + "/30"})
+	lab.Link(node, "to-bird", []string{grNodeBIRDAddr + "/30"}, birdNS, "to-node", []string{grBIRDAddr + "/30"})
+	router := netlab.StartFRR(routerNS, netlab.FRRConfig{ASN: 65087, RouterID: grFRRAddr, ListenAddrs: []string{grFRRAddr}, RawConfig: fmt.Sprintf(`
 bgp graceful-restart
 bgp graceful-restart restart-time %d
-neighbor 10.87.0.1 remote-as 65001
-neighbor 10.87.0.1 timers connect 1
-neighbor 10.87.0.1 graceful-restart
-`, restartTime)})
+neighbor %s remote-as 65001
+neighbor %s timers connect 1
+neighbor %s graceful-restart
+`, restartTime, grNodeAddr, grNodeAddr, grNodeAddr)})
+	bird := netlab.StartBIRD(birdNS, fmt.Sprintf(`router id %s;
+protocol device {}
+protocol bgp %s {
+  local %s as 65086;
+  neighbor %s as 65001;
+  connect delay time 1; connect retry time 1; error wait time 1,5;
+  graceful restart on;
+  graceful restart time %d;
+  ipv4 { import all; export none; };
+}
+`, grBIRDAddr, grBIRDProtocol, grBIRDAddr, grNodeBIRDAddr, restartTime))
 	ensureNamespace(t)
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(nodeName)}}
+	peer := func(name, addr string, asn int64) kbgpv1.BGPNodePeer {
+		return kbgpv1.BGPNodePeer{BGPPeer: kbgpv1.BGPPeer{Name: name, PeerAddress: addr, PeerASN: asn, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: nodeName}}}
+	}
 	create(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}},
 		&kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
 			Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
@@ -90,8 +147,7 @@ neighbor 10.87.0.1 graceful-restart
 				Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"198.18.0.0/15"}}}}}},
 		&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
 			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: routerID},
-			Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "router", PeerAddress: "10.87.0.2", PeerASN: 65087,
-				PeerConfigRef: &kbgpv1.PeerConfigReference{Name: nodeName}}}},
+			Peers:               []kbgpv1.BGPNodePeer{peer("router", grFRRAddr, 65087), peer("bird", grBIRDAddr, 65086)},
 		}}}})
 	next := netip.MustParseAddr("198.18.0.1")
 	for i := range routes / 1000 {
@@ -102,11 +158,11 @@ neighbor 10.87.0.1 graceful-restart
 		}
 		createGRService(t, nodeName, fmt.Sprintf("%s-%02d", nodeName, i), ips...)
 	}
-	return router, node, nodeName
+	return grLab{frr: router, bird: bird, node: node, nodeName: nodeName}
 }
 
 // createGRService creates a Service of grTopology's node whose external IPs the agent
-// sends FRR.
+// sends its routers.
 func createGRService(t *testing.T, nodeName, name string, ips ...string) {
 	t.Helper()
 	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"gr-test": nodeName}},
@@ -140,30 +196,51 @@ func restartAgent(t *testing.T, lab *netlab.Lab, a *agentProcess, node string, d
 	return startAgentWithState(t, lab, a.ns, node, a.stateDir)
 }
 
-// waitReceived waits until FRR holds n routes from the agent.
-func waitReceived(t *testing.T, f *netlab.FRR, n int) {
-	t.Helper()
-	netlab.WaitFor(t, 2*sessionTimeout, 500*time.Millisecond, func() (bool, string) {
-		got, _, err := received(f)
-		return err == nil && got == n, fmt.Sprintf("FRR holds %d routes (%v), want %d", got, err, n)
-	})
+// routeTable is one router's view of the routes the agent sent it.
+type routeTable interface {
+	// received is how many routes the router holds from the agent, stale ones
+	// included, and whether the session is Established.
+	received() (int, bool, error)
+	// String names the router in messages.
+	String() string
 }
 
-// sampleUntilSettled samples FRR's route count as fast as vtysh answers (a flush and
-// refill takes about half a second) until the session is Established again with the
-// whole table (want routes) and 10 s more have passed, and returns the least count seen.
-func sampleUntilSettled(t *testing.T, f *netlab.FRR, want int) int {
+// waitReceived waits until every table holds n routes from the agent.
+func waitReceived(t *testing.T, n int, tables ...routeTable) {
 	t.Helper()
-	least, samples := want, 0
+	for _, table := range tables {
+		netlab.WaitFor(t, 2*sessionTimeout, 500*time.Millisecond, func() (bool, string) {
+			got, _, err := table.received()
+			return err == nil && got == n, fmt.Sprintf("%s holds %d routes (%v), want %d", table, got, err, n)
+		})
+	}
+}
+
+// sampleUntilSettled samples the tables' route counts in turn, as fast as the routers
+// answer (a flush and refill takes about half a second), until every session is
+// Established again with the whole table (want routes) and 10 s more have passed, and
+// returns the least count each table showed.
+func sampleUntilSettled(t *testing.T, want int, tables ...routeTable) map[routeTable]int {
+	t.Helper()
+	least := map[routeTable]int{}
+	for _, table := range tables {
+		least[table] = want
+	}
+	samples := 0
 	var settled time.Time
 	for deadline := time.Now().Add(2 * sessionTimeout); time.Now().Before(deadline); {
-		n, established, err := received(f)
-		if err != nil {
-			continue
+		all := true
+		for _, table := range tables {
+			n, established, err := table.received()
+			if err != nil {
+				all = false
+				continue
+			}
+			samples++
+			least[table] = min(least[table], n)
+			all = all && established && n == want
 		}
-		samples++
-		least = min(least, n)
-		if settled.IsZero() && established && n == want {
+		if settled.IsZero() && all {
 			settled = time.Now()
 		}
 		if !settled.IsZero() && time.Since(settled) > 10*time.Second {
@@ -171,24 +248,72 @@ func sampleUntilSettled(t *testing.T, f *netlab.FRR, want int) int {
 			return least
 		}
 	}
-	t.Fatalf("FRR never settled with the full table again (least %d)", least)
+	t.Fatalf("the routers never settled with the full table again (least %v)", least)
 	return least
 }
 
-// received is the number of IPv4 prefixes FRR holds from the agent, stale ones
-// included, and whether the session is Established.
-func received(f *netlab.FRR) (int, bool, error) {
+// frrTable counts the IPv4 prefixes FRR holds from neighbor.
+type frrTable struct {
+	f        *netlab.FRR
+	neighbor string
+}
+
+func (r frrTable) String() string { return "FRR" }
+
+func (r frrTable) received() (int, bool, error) {
 	var sum struct {
 		Peers map[string]struct {
 			PfxRcd int    `json:"pfxRcd"`
 			State  string `json:"state"`
 		} `json:"peers"`
 	}
-	if err := f.JSON("show bgp ipv4 unicast summary json", &sum); err != nil {
+	if err := r.f.JSON("show bgp ipv4 unicast summary json", &sum); err != nil {
 		return 0, false, err
 	}
-	p := sum.Peers["10.87.0.1"]
+	p := sum.Peers[r.neighbor]
 	return p.PfxRcd, p.State == "Established", nil
+}
+
+// birdTable counts the routes BIRD holds from one BGP protocol.
+type birdTable struct {
+	b        *netlab.BIRD
+	protocol string
+}
+
+func (r birdTable) String() string { return "BIRD" }
+
+// birdCountRe matches "20000 of 20000 routes for 20000 networks in table master4".
+var birdCountRe = regexp.MustCompile(`(\d+) of \d+ routes`)
+
+func (r birdTable) received() (int, bool, error) {
+	out, err := r.b.Birdc("show", "route", "protocol", r.protocol, "count")
+	if err != nil {
+		return 0, false, err
+	}
+	m := birdCountRe.FindStringSubmatch(out)
+	if m == nil {
+		return 0, false, fmt.Errorf("birdc route count: %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	p, err := r.b.Protocol(r.protocol)
+	return n, err == nil && p.BGPState == "Established", err
+}
+
+// birdSawForwardingState reports whether BIRD's protocol view says the neighbour
+// restarted (R bit: "Restart recovery") with its IPv4 forwarding state kept (F bit:
+// "AF preserved: ipv4") in the graceful-restart capability it received.
+func birdSawForwardingState(raw string) bool {
+	_, received, ok := strings.Cut(raw, "Neighbor capabilities")
+	if !ok {
+		return false
+	}
+	_, gr, ok := strings.Cut(received, "Graceful restart\n")
+	if !ok {
+		return false
+	}
+	_, preserved, _ := strings.Cut(gr, "AF preserved:")
+	preserved, _, _ = strings.Cut(preserved, "\n")
+	return strings.Contains(gr, "Restart recovery") && slices.Contains(strings.Fields(preserved), "ipv4")
 }
 
 // grInfo is FRR's gracefulRestartInfo of a neighbor, for messages.

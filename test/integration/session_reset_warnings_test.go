@@ -79,7 +79,10 @@ var resetEdits = map[string][]resetEdit{
 		{warnSecret, strings.Replace(warnSecret, "password: one", "password: two", 1), "Secret warn-auth: changing password resets the BGP session of every peer whose BGPPeerConfig names it"},
 	},
 	"`vrf`":      {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: red}", 1), "changing peerAddress, peerASN or vrf resets"}},
-	"`localASN`": {{warnClusterConfig, strings.Replace(warnClusterConfig, "localASN: 65001", "localASN: 65011", 1), "removing instance 65001 (or changing its localASN) closes all its sessions"}},
+	"`localASN`, or an override's `nodeLocalASN`": {
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "localASN: 65001", "localASN: 65011", 1), "removing instance 65001 (or changing its localASN) closes all its sessions"},
+		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    nodeLocalASN: 4200000001", 1), "changing nodeLocalASN of instance 65001 closes all its sessions on node warn-node"},
+	},
 	"router ID (`routerID`, the resolved value changing)": {
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "routerID: 10.0.0.1", "routerID: 10.0.0.2", 1), "changing routerID or routerIDPool of instance 65001 takes effect at the next agent restart"},
 		{warnOverride, strings.Replace(warnOverride, "routerID: 10.10.10.10", "routerID: 10.10.10.11", 1), "changing localPort, listenAddresses or routerID of instance 65001 resets all its sessions on node warn-node"},
