@@ -1,6 +1,7 @@
 // Package v1alpha1 holds the kbgp.io/v1alpha1 API: the cluster-scoped kinds users write
 // (BGPClusterConfig, BGPPeerConfig, BGPAdvertisement, BGPNodeConfigOverride,
-// LoadBalancerIPPool) and the
+// LoadBalancerIPPool, and BGPPeeringPolicy, which the operator translates into the
+// first three) and the
 // per-node BGPNodeConfig that the operator renders and the agent reports on.
 //
 // Every rule that a single object can reveal is declared here as OpenAPI bounds or CEL
@@ -41,6 +42,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&BGPNodeConfig{}, &BGPNodeConfigList{},
 		&BGPNodeConfigOverride{}, &BGPNodeConfigOverrideList{},
 		&LoadBalancerIPPool{}, &LoadBalancerIPPoolList{},
+		&BGPPeeringPolicy{}, &BGPPeeringPolicyList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

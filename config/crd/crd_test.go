@@ -11,6 +11,7 @@ func TestDefinitionsDecode(t *testing.T) {
 	want := map[string]bool{
 		"bgpclusterconfigs.kbgp.io": true, "bgppeerconfigs.kbgp.io": true, "bgpadvertisements.kbgp.io": true,
 		"bgpnodeconfigs.kbgp.io": true, "bgpnodeconfigoverrides.kbgp.io": true, "loadbalancerippools.kbgp.io": true,
+		"bgppeeringpolicies.kbgp.io": true,
 	}
 	if len(defs) != len(want) {
 		t.Fatalf("got %d CRDs, want %d", len(defs), len(want))

@@ -92,6 +92,7 @@ func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClu
 		}
 		if a.Winner.Name == cc.Name {
 			facts.SelectedNodes++
+			notePoliciesOverridden(&facts, node.Name, a.Losers)
 			continue
 		}
 		for _, loser := range a.Losers {
@@ -123,4 +124,18 @@ func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClu
 	facts.RouterIDConflicts = render.RouterIDConflicts(rendered.Items)
 	facts.HighPoolUsage = render.HighPoolUsage(cc, rendered.Items)
 	return facts, nil
+}
+
+// notePoliciesOverridden records the peering policies whose generated configs lose to
+// the winner on node.
+func notePoliciesOverridden(facts *render.ClusterConfigFacts, node string, losers []*kbgpv1.BGPClusterConfig) {
+	for _, l := range losers {
+		if !render.GeneratedByPolicy(l) {
+			continue
+		}
+		if facts.OverriddenPolicies == nil {
+			facts.OverriddenPolicies = map[string]string{}
+		}
+		facts.OverriddenPolicies[node] = l.Labels[kbgpv1.PeeringPolicyLabel]
+	}
 }

@@ -80,6 +80,18 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if err := setupLoadBalancerIPAM(mgr); err != nil {
 		return nil, err
 	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("peeringpolicy").
+		For(&kbgpv1.BGPPeeringPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Any change to a generated object: an edit to put back, or the cluster
+		// config's conditions that Ready mirrors.
+		Owns(&kbgpv1.BGPClusterConfig{}).
+		Owns(&kbgpv1.BGPPeerConfig{}).
+		Owns(&kbgpv1.BGPAdvertisement{}).
+		Complete(metrics.Instrument(&PeeringPolicyReconciler{Client: mgr.GetClient(), Scheme: scheme}))
+	if err != nil {
+		return nil, fmt.Errorf("set up peering policy controller: %w", err)
+	}
 	if o.AgentNamespace != "" {
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named("agentliveness").

@@ -18,4 +18,10 @@ package operator
 // +kubebuilder:rbac:groups="",resources=services/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kbgp.io,resources=loadbalancerippools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kbgp.io,resources=loadbalancerippools/status,verbs=get;update;patch
+// It translates BGPPeeringPolicies into the cluster configs, peer configs and
+// advertisements they generate, which it creates, puts back and deletes.
+// +kubebuilder:rbac:groups=kbgp.io,resources=bgppeeringpolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kbgp.io,resources=bgppeeringpolicies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kbgp.io,resources=bgppeeringpolicies/finalizers,verbs=update
+// +kubebuilder:rbac:groups=kbgp.io,resources=bgpclusterconfigs;bgppeerconfigs;bgpadvertisements,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch

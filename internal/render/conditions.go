@@ -18,6 +18,9 @@ const (
 	ConditionNoMatchingNodes           = "NoMatchingNodes"
 	ConditionMissingPeerConfigs        = "MissingPeerConfigs"
 	ConditionConflictingClusterConfigs = "ConflictingClusterConfigs"
+	// ConditionOverridesPeeringPolicy is set, only while true, on a user-written config
+	// that takes precedence over a BGPPeeringPolicy's generated config on some node.
+	ConditionOverridesPeeringPolicy = "OverridesPeeringPolicy"
 
 	ReasonRendered         = "Rendered"
 	ReasonNodesSelected    = "NodesSelected"
@@ -42,6 +45,9 @@ type ClusterConfigFacts struct {
 	RouterIDConflicts []RouterIDConflict
 	// HighPoolUsage are its instances whose router-ID pool is more than half used.
 	HighPoolUsage []PoolUsage
+	// OverriddenPolicies are the nodes where this config runs instead of a
+	// BGPPeeringPolicy's generated config, with that policy's name.
+	OverriddenPolicies map[string]string
 }
 
 // MissingPeerConfigs lists the peerConfigRef names of cc that are not in existing.
@@ -108,6 +114,13 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 		set(ConditionRouterIDPoolUsageHigh, false, ReasonPoolUsageNormal, "every routerIDPool is at most half used")
 	}
 
+	// Present only while it holds: most configs never meet a peering policy.
+	if len(facts.OverriddenPolicies) > 0 {
+		set(ConditionOverridesPeeringPolicy, true, ConditionOverridesPeeringPolicy, overriddenPoliciesMessage(facts.OverriddenPolicies))
+	} else {
+		meta.RemoveStatusCondition(&out, ConditionOverridesPeeringPolicy)
+	}
+
 	switch {
 	case noNodes:
 		set(ConditionReady, false, ConditionNoMatchingNodes, "no node runs this configuration")
@@ -124,16 +137,25 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 }
 
 func conflictMessage(conflicts map[string]string) string {
-	nodes := make([]string, 0, len(conflicts))
-	for n := range conflicts {
+	return nodeMessage("%d selected node(s) run another BGPClusterConfig that takes precedence: ", conflicts, "runs")
+}
+
+func overriddenPoliciesMessage(policies map[string]string) string {
+	return nodeMessage("%d selected node(s) run this user-written config instead of a BGPPeeringPolicy's (a user's config takes precedence): ", policies, "policy")
+}
+
+// nodeMessage lists at most maxNamesInMessage nodes, each with what it maps to.
+func nodeMessage(head string, byNode map[string]string, what string) string {
+	nodes := make([]string, 0, len(byNode))
+	for n := range byNode {
 		nodes = append(nodes, n)
 	}
 	slices.Sort(nodes)
 	parts := make([]string, 0, min(len(nodes), maxNamesInMessage))
 	for _, n := range nodes[:min(len(nodes), maxNamesInMessage)] {
-		parts = append(parts, fmt.Sprintf("%s (runs %s)", n, conflicts[n]))
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", n, what, byNode[n]))
 	}
-	msg := fmt.Sprintf("%d selected node(s) run another BGPClusterConfig that takes precedence: %s", len(nodes), strings.Join(parts, ", "))
+	msg := fmt.Sprintf(head, len(nodes)) + strings.Join(parts, ", ")
 	if len(nodes) > maxNamesInMessage {
 		msg += fmt.Sprintf(" and %d more", len(nodes)-maxNamesInMessage)
 	}

@@ -56,6 +56,11 @@ func TestClusterConfigConditions(t *testing.T) {
 			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
 			"RouterIDPoolUsageHigh": "True/RouterIDPoolUsageHigh",
 		}},
+		{"overrides a peering policy: said while it holds, still Ready", ClusterConfigFacts{SelectedNodes: 2, OverriddenPolicies: map[string]string{"n1": "p"}}, map[string]string{
+			"Ready": "True/Rendered", "NoMatchingNodes": "False/NodesSelected",
+			"MissingPeerConfigs": "False/PeerConfigsFound", "ConflictingClusterConfigs": "False/NoConflict", "RouterIDConflict": "False/RouterIDsUnique",
+			"RouterIDPoolUsageHigh": "False/PoolUsageNormal", "OverridesPeeringPolicy": "True/OverridesPeeringPolicy",
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +74,18 @@ func TestClusterConfigConditions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The condition about peering policies leaves when it stops holding.
+func TestOverridesPeeringPolicyLeaves(t *testing.T) {
+	held := ClusterConfigConditions(nil, 1, ClusterConfigFacts{SelectedNodes: 1, OverriddenPolicies: map[string]string{"n1": "p"}}, metav1.NewTime(t0))
+	if msg := conditionStatuses(held)[ConditionOverridesPeeringPolicy]; msg == "" {
+		t.Fatal("no OverridesPeeringPolicy condition while it holds")
+	}
+	gone := ClusterConfigConditions(held, 2, ClusterConfigFacts{SelectedNodes: 1}, metav1.NewTime(t0))
+	if st, ok := conditionStatuses(gone)[ConditionOverridesPeeringPolicy]; ok {
+		t.Errorf("OverridesPeeringPolicy still present (%s) once no policy is overridden", st)
 	}
 }
 

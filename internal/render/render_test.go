@@ -170,6 +170,9 @@ func TestAssignNode(t *testing.T) {
 	expr := clusterConfig("expr", time.Hour, &kbgpv1.LabelSelector{MatchExpressions: []kbgpv1.LabelSelectorRequirement{
 		{Key: "rack", Operator: "NotIn", Values: []kbgpv1.LabelValue{"rack1"}},
 	}}, instance(65001))
+	// Generated from a BGPPeeringPolicy, and older than every user-written config.
+	policy := clusterConfig("bgpp-p", 5*time.Hour, nil, instance(65001))
+	policy.Labels = map[string]string{kbgpv1.PeeringPolicyLabel: "p"}
 
 	tests := []struct {
 		name       string
@@ -185,6 +188,8 @@ func TestAssignNode(t *testing.T) {
 		{"same age: alphabetical", []kbgpv1.BGPClusterConfig{sameAgeB, sameAgeA}, map[string]string{"zone": "z1"}, "a", []string{"b"}},
 		{"match expressions", []kbgpv1.BGPClusterConfig{expr}, map[string]string{"rack": "rack2"}, "expr", nil},
 		{"match expressions exclude", []kbgpv1.BGPClusterConfig{expr}, map[string]string{"rack": "rack1"}, "", nil},
+		{"a user's config wins over a policy's, whatever their ages", []kbgpv1.BGPClusterConfig{policy, young}, nil, "alpha", []string{"bgpp-p"}},
+		{"a policy's config runs where no user's selects the node", []kbgpv1.BGPClusterConfig{policy, old}, map[string]string{"rack": "rack2"}, "bgpp-p", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

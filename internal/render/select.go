@@ -46,9 +46,16 @@ func (s ClusterConfigSelector) Selects(nodeLabels map[string]string) bool {
 	return s.selector.Matches(labels.Set(nodeLabels))
 }
 
-// comparePrecedence orders cluster configs by precedence: the oldest wins, then the
+// comparePrecedence orders cluster configs by precedence: one a user wrote before one
+// generated from a BGPPeeringPolicy whatever their ages, then the oldest, then the
 // alphabetically first name, so the winner never depends on list order.
 func comparePrecedence(a, b *kbgpv1.BGPClusterConfig) int {
+	if ga, gb := GeneratedByPolicy(a), GeneratedByPolicy(b); ga != gb {
+		if gb {
+			return -1
+		}
+		return 1
+	}
 	ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time
 	if !ta.Equal(tb) {
 		if ta.Before(tb) {
@@ -87,4 +94,9 @@ func AssignNode(selectors []ClusterConfigSelector, nodeLabels map[string]string)
 		}
 	}
 	return a
+}
+
+// GeneratedByPolicy reports whether the operator generated cc from a BGPPeeringPolicy,
+func GeneratedByPolicy(cc *kbgpv1.BGPClusterConfig) bool {
+	return cc.Labels[kbgpv1.PeeringPolicyLabel] != ""
 }

@@ -44,6 +44,8 @@ var validObjects = []struct {
 	{"service pseudo-labels", advertisement, serviceAdvertisement(`selector: {matchLabels: {kbgp.io/service-name: web, kbgp.io/service-namespace: shop}}`)},
 	{"every service address", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ClusterIP, ExternalIP]}}]}`},
 	{"override without instances", override, `{nodeRef: worker-1}`},
+	{"policy of the document, neighbour as IP/128", policy, policyNeighbor(`{peerAddress: "fc00:f853:ccd:e793::50/128", peerASN: 64512, eBGPMultihopTTL: 10, connectRetryTimeSeconds: 120, holdTimeSeconds: 90, keepAliveTimeSeconds: 30, gracefulRestart: {enabled: true, restartTimeSeconds: 120}}`)},
+	{"policy neighbours as IP and IP/32, services, one family", policy, "nodeSelector: {matchLabels: {bgp-policy: a}}\n" + policyNeighbor("{peerAddress: 10.0.0.1, peerASN: 65010, families: [{afi: ipv4, safi: unicast}], authSecretRef: bgp-auth, peerPort: 1179}\n- {peerAddress: 10.0.0.2/32, peerASN: 65010}")},
 	{"pool of cidrs and ranges, both families", lbPool, `{blocks: [{cidr: 203.0.113.0/28}, {start: 203.0.113.20, stop: 203.0.113.30}, {cidr: "2001:db8:100::/120"}, {start: "2001:db8:200::1", stop: "2001:db8:200::1"}], serviceSelector: {matchLabels: {kbgp.io/service-namespace: shop}}, avoidBuggyIPs: true}`},
 }
 

@@ -14,6 +14,7 @@ const (
 	override      = "BGPNodeConfigOverride"
 	nodeConfig    = "BGPNodeConfig"
 	lbPool        = "LoadBalancerIPPool"
+	policy        = "BGPPeeringPolicy"
 )
 
 // invalidCase is an object the API server must refuse. field is the path the error
@@ -151,6 +152,24 @@ var invalidObjects = []invalidCase{
 	{"pool block of two families", lbPool, `{blocks: [{start: 203.0.113.20, stop: "2001:db8::20"}]}`, "spec.blocks[0]", "start and stop must be of one family"},
 	{"pool cidr with host bits", lbPool, `{blocks: [{cidr: 203.0.113.7/24}]}`, "spec.blocks[0].cidr", "must not have host bits set"},
 	{"pool start not an IP", lbPool, `{blocks: [{start: 203.0.113.300, stop: 203.0.113.301}]}`, "spec.blocks[0].start", "must be an IPv4 or IPv6 address"},
+
+	// Peering policies.
+	{"policy without virtual routers", policy, `{virtualRouters: []}`, "spec.virtualRouters", "at least 1 items"},
+	{"policy router without neighbours", policy, `{virtualRouters: [{localASN: 65001, neighbors: []}]}`, "spec.virtualRouters[0].neighbors", "at least 1 items"},
+	{"policy neighbour a subnet", policy, policyNeighbor(`{peerAddress: 10.0.0.0/24, peerASN: 65010}`), "spec.virtualRouters[0].neighbors[0].peerAddress", "peerAddress must be an IP address, or IP/32 (IPv4) or IP/128 (IPv6)"},
+	{"policy neighbour IPv6 /64", policy, policyNeighbor(`{peerAddress: "fc00::50/64", peerASN: 65010}`), "spec.virtualRouters[0].neighbors[0].peerAddress", "peerAddress must be an IP address, or IP/32"},
+	{"policy neighbour a hostname", policy, policyNeighbor(`{peerAddress: tor-a, peerASN: 65010}`), "spec.virtualRouters[0].neighbors[0].peerAddress", "peerAddress must be an IP address"},
+	{"policy neighbour twice, once as /32", policy, policyNeighbor("{peerAddress: 10.0.0.1, peerASN: 65010}\n- {peerAddress: 10.0.0.1/32, peerASN: 65011}"), "spec.virtualRouters[0].neighbors", "each peerAddress at most once"},
+	{"policy keepalive above hold", policy, policyNeighbor(`{peerAddress: 10.0.0.1, peerASN: 65010, holdTimeSeconds: 9, keepAliveTimeSeconds: 30}`), "spec.virtualRouters[0].neighbors[0]", "keepAliveTimeSeconds must be less than or equal to holdTimeSeconds"},
+	{"policy hold time below 3", policy, policyNeighbor(`{peerAddress: 10.0.0.1, peerASN: 65010, holdTimeSeconds: 2}`), "spec.virtualRouters[0].neighbors[0].holdTimeSeconds", "greater than or equal to 3"},
+	{"policy family not known", policy, policyNeighbor(`{peerAddress: 10.0.0.1, peerASN: 65010, families: [{afi: l2vpn, safi: evpn}]}`), "spec.virtualRouters[0].neighbors[0].families[0].afi", "Unsupported value"},
+	{"policy duplicate localASN", policy, `{virtualRouters: [{localASN: 65001, neighbors: [{peerAddress: 10.0.0.1, peerASN: 65010}]}, {localASN: 65001, neighbors: [{peerAddress: 10.0.0.2, peerASN: 65010}]}]}`, "spec.virtualRouters[1]", "Duplicate value"},
+}
+
+// policyNeighbor is a peering policy with one virtual router whose neighbours are the
+// given YAML flow items (one per line after the first, each prefixed "- ").
+func policyNeighbor(neighbors string) string {
+	return "virtualRouters:\n- localASN: 65001\n  neighbors:\n" + indent(2, "- "+neighbors)
 }
 
 func seventeenInstances() string {
@@ -182,5 +201,22 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 				t.Fatalf("error does not name field %q with %q:\n%s", tc.field, tc.message, msg)
 			}
 		})
+	}
+}
+
+// TestPeeringPolicyNameFitsItsLabels: a policy's name is part of label values
+// (bgpp-<name>-<asn>, at most 63 characters), so the API server refuses a longer one
+// and accepts 47 characters.
+func TestPeeringPolicyNameFitsItsLabels(t *testing.T) {
+	for _, n := range []int{47, 48} {
+		obj := newObject(t, policy, policyNeighbor(`{peerAddress: 10.0.0.1, peerASN: 65010}`))
+		obj.SetName(strings.Repeat("p", n))
+		err := create(t, obj)
+		switch {
+		case n == 47 && err != nil:
+			t.Errorf("a name of 47 characters was refused: %v", err)
+		case n == 48 && (err == nil || !strings.Contains(err.Error(), "is at most 47 characters")):
+			t.Errorf("a name of 48 characters: %v, want the refusal naming the limit", err)
+		}
 	}
 }
