@@ -22,6 +22,7 @@ import (
 // not the session's address of the other family — an IPv6 next hop for IPv4 routes,
 // which needs RFC 8950, or an IPv4-mapped IPv6 one, which no kernel routes through.
 func TestFamiliesAcrossSessions(t *testing.T) {
+	independent(t)
 	lab := netlab.New(t)
 	nodeNS, frrNS := lab.Namespace("node"), lab.Namespace("frr")
 	lab.Link(nodeNS, "to-frr", []string{"198.51.100.1/30", "2001:db8:1::1/64"}, frrNS, "to-node", []string{"198.51.100.2/30", "2001:db8:1::2/64"})

@@ -19,6 +19,7 @@ import (
 // its session up and down at its router while the first instance's session never
 // drops; each router sees the node's pod CIDR from the ASN of its own instance.
 func TestTwoInstancesOnOneNode(t *testing.T) {
+	independent(t)
 	lab := netlab.New(t)
 	nodeNS, nsA, nsB := lab.Namespace("node"), lab.Namespace("frra"), lab.Namespace("frrb")
 	lab.Link(nodeNS, "to-a", []string{"10.72.1.1/30"}, nsA, "to-node", []string{"10.72.1.2/30"})
@@ -67,6 +68,7 @@ func TestTwoInstancesOnOneNode(t *testing.T) {
 // setting (iBGP is not limited to one hop) and FRR gets the pod CIDR with the
 // advertisement's local preference, which only iBGP carries.
 func TestIBGPMultihop(t *testing.T) {
+	independent(t)
 	lab := netlab.New(t)
 	nodeNS, mid, rrNS := lab.Namespace("node"), lab.Namespace("mid"), lab.Namespace("rr")
 	lab.Link(nodeNS, "to-mid", []string{"10.73.1.1/30"}, mid, "to-node", []string{"10.73.1.2/30"})

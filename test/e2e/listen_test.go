@@ -20,6 +20,7 @@ import (
 // the Node's InternalIP only — not to every address of the node — and with
 // listenAddresses to exactly those.
 func TestListenerBindsOnlyItsAddresses(t *testing.T) {
+	independent(t)
 	lab := netlab.New(t)
 	node := lab.Namespace("node")
 	nodeName := "e2e-listen-" + strings.Trim(lab.Prefix(), "-")

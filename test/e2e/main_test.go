@@ -60,3 +60,13 @@ func run(m *testing.M) int {
 	}
 	return m.Run()
 }
+
+// independent runs a test beside the other independent ones, after the sequential
+// tests. A test qualifies when its topology and API objects are its own (names from its
+// lab's prefix, no Service another test's advertisement could select), it runs no
+// operator (an operator acts on every node's config, and deletes those no cluster
+// config selects) and nothing it asserts is a timing that CPU shared with another test
+// could stretch (graceful-restart sampling, BFD detection and the like stay sequential).
+func independent(t *testing.T) {
+	t.Parallel()
+}

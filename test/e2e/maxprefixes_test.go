@@ -23,6 +23,7 @@ import (
 // session, to a second router, stays up without a reset. The memory bound is measured
 // against the table itself: at the end the limit is removed and the agent takes it in.
 func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
+	independent(t)
 	const routes = 300000
 	lab := netlab.New(t)
 	node := lab.Namespace("node")

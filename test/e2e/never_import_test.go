@@ -18,6 +18,7 @@ import (
 // FRR never gets BIRD's, and the node's kernel gets neither — while both routers do get
 // the node's own pod CIDR (control: the sessions carry routes at all).
 func TestNeverImport(t *testing.T) {
+	independent(t)
 	const frrPrefix, birdPrefix = "10.199.1.0/24", "10.199.2.0/24"
 	lab := netlab.New(t)
 	nodeNS, frrNS, birdNS := lab.Namespace("node"), lab.Namespace("frr"), lab.Namespace("bird")

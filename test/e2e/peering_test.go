@@ -210,6 +210,7 @@ func (tp *peeringTopology) waitAllEstablished(t *testing.T) {
 // issue, in an order where each step leaves the sessions up for the next; the last step
 // stops the agent.
 func TestPeeringWithRealRouters(t *testing.T) {
+	independent(t)
 	tp := newPeeringTopology(t)
 	tp.waitAllEstablished(t)
 
