@@ -66,6 +66,46 @@ type BGPNodeConfigStatus struct {
 	// +listMapKey=localASN
 	// +kubebuilder:validation:MaxItems=16
 	BGPInstances []BGPNodeInstanceStatus `json:"bgpInstances,omitempty"`
+
+	// PodNetwork reports the node's pod network when kbgp runs it (agent
+	// --pod-network), with the PodNetworkReady condition.
+	// +optional
+	PodNetwork *PodNetworkStatus `json:"podNetwork,omitempty"`
+}
+
+// PodNetworkStatus is what the agent made of the node's pod network.
+type PodNetworkStatus struct {
+	// PodCIDRs are the Node's pod CIDRs the CNI configuration was written from.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	PodCIDRs []string `json:"podCIDRs,omitempty"`
+
+	// Gateways are the pod gateways as the CNI results returned them (recorded by the
+	// kbgp-cni plugin).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	Gateways []string `json:"gateways,omitempty"`
+
+	// Bridge is the pods' bridge.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	Bridge string `json:"bridge,omitempty"`
+
+	// MTU is the bridge's and pods' MTU.
+	// +optional
+	MTU int32 `json:"mtu,omitempty"`
+
+	// CNIConfig is the path of the CNI network configuration the agent wrote.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	CNIConfig string `json:"cniConfig,omitempty"`
+
+	// InstalledRoutes counts the routes to other nodes' pod CIDRs installed from peers
+	// with importPodRoutes.
+	// +optional
+	InstalledRoutes int32 `json:"installedRoutes,omitempty"`
 }
 
 // FailedResource names an object that could not be applied on the node.

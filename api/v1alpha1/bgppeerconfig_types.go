@@ -199,6 +199,14 @@ type BGPFamily struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295
 	MaxPrefixes *int64 `json:"maxPrefixes,omitempty"`
+
+	// ImportPodRoutes installs the routes this peer sends in this family into the
+	// node's kernel, when kbgp is the node's pod network (agent --pod-network): only
+	// routes inside the cluster's pod ranges that do not overlap the node's own pod
+	// CIDRs, under kbgp's own route protocol; everything else received is ignored and
+	// counted. Off: nothing received is ever installed.
+	// +optional
+	ImportPodRoutes bool `json:"importPodRoutes,omitempty"`
 }
 
 // BGPPeerConfig is a reusable peer configuration referenced from cluster configs.

@@ -35,6 +35,7 @@ type agentOptions struct {
 	healthProbeAddress string
 	metricsSecure      bool
 	stateDir           string
+	podNetwork         podNetworkOptions
 }
 
 // validate applies the environment defaults and fails fast on what the agent cannot
@@ -76,6 +77,7 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	f.StringVar(&o.metricsAddress, "metrics-bind-address", hostBind("9080"), "address of the Prometheus /metrics endpoint (default $"+envHostIP+":9080, else :9080); 0 disables it")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
 	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker, and each apply a checkpoint of the applied state (no secret) the next start restores while the API server is unreachable; empty: every start is a fresh one")
+	o.podNetwork.addFlags(f)
 	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics)")
 	return cmd
 }
@@ -96,6 +98,7 @@ func runAgent(o agentOptions) error {
 		HealthProbeAddress: o.healthProbeAddress,
 		MetricsSecure:      o.metricsSecure,
 		StateDir:           o.stateDir,
+		PodNetwork:         o.podNetwork.agentOptions(),
 		Routers:            gobgp.Factory{Logger: logger},
 		Logger:             logger,
 	})

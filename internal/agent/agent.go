@@ -67,6 +67,8 @@ type Options struct {
 	// ReadinessWait bounds how long readiness waits for the sessions that were up
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
+	// PodNetwork, when set, makes the agent the node's pod network.
+	PodNetwork *PodNetwork
 }
 
 // Run runs the agent until ctx ends, then stops the BGP speakers: peers that
@@ -162,6 +164,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	if err := r.setup(mgr); err != nil {
 		return err
+	}
+	if o.PodNetwork != nil {
+		pn := &podNetworkReconciler{client: mgr.GetClient(), nodeName: o.NodeName, config: *o.PodNetwork, logger: o.Logger}
+		if err := pn.setup(mgr); err != nil {
+			return err
+		}
 	}
 	if err := mgr.Add(writer); err != nil {
 		return err

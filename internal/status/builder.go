@@ -84,7 +84,11 @@ func Build(in Input) kbgpv1.BGPNodeConfigStatus {
 	for _, inst := range nc.Spec.BGPInstances {
 		out.BGPInstances = append(out.BGPInstances, instanceStatus(in, inst))
 	}
-	out.Conditions = slices.Clone(in.Previous.Conditions)
+	// Only the conditions this status sets: the others (PodNetworkReady) have their own
+	// writer, and a stale copy applied here would take them over.
+	out.Conditions = slices.DeleteFunc(slices.Clone(in.Previous.Conditions), func(c metav1.Condition) bool {
+		return !slices.Contains(agentConditions, c.Type)
+	})
 	setConditions(&out, in)
 	return out
 }
@@ -132,6 +136,9 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 	}
 	return out
 }
+
+// agentConditions are the conditions setConditions sets.
+var agentConditions = []string{ConditionReady, ConditionDegraded, ConditionRouterIDResolved}
 
 // setConditions sets Ready, Degraded and RouterIDResolved. A session that is not
 // Established is not a configuration failure: Ready says the configuration applied,

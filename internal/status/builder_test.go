@@ -188,6 +188,18 @@ func TestBuildKeepsTransitionTimes(t *testing.T) {
 	}
 }
 
+// TestBuildLeavesOtherWritersConditions: a condition another writer owns (the pod
+// network's) is not carried into the agent's apply, where a stale copy would take it
+// over.
+func TestBuildLeavesOtherWritersConditions(t *testing.T) {
+	in := Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: established("tor-a")}
+	in.Previous = Build(in)
+	in.Previous.Conditions = append(in.Previous.Conditions, metav1.Condition{Type: "PodNetworkReady", Status: metav1.ConditionTrue})
+	if c := meta.FindStatusCondition(Build(in).Conditions, "PodNetworkReady"); c != nil {
+		t.Fatalf("the agent's status carries %s, another writer's condition", c.Type)
+	}
+}
+
 // TestBuildNamesPeerErrorsByInstanceAndVRF: two peers named alike in two VRFs that the
 // speakers refused make one entry that tells them apart, in the same words at every
 // build (a changing message would be a status write each time).
