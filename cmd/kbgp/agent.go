@@ -91,6 +91,10 @@ func runAgent(o agentOptions) error {
 		return err
 	}
 	logger := slog.Default().With("node", o.nodeName)
+	podNetwork, err := o.podNetwork.agentOptions()
+	if err != nil {
+		return err
+	}
 	return agent.Run(ctrl.SetupSignalHandler(), cfg, agent.Options{
 		NodeName:           o.nodeName,
 		Namespace:          o.namespace,
@@ -98,7 +102,7 @@ func runAgent(o agentOptions) error {
 		HealthProbeAddress: o.healthProbeAddress,
 		MetricsSecure:      o.metricsSecure,
 		StateDir:           o.stateDir,
-		PodNetwork:         o.podNetwork.agentOptions(),
+		PodNetwork:         podNetwork,
 		Routers:            gobgp.Factory{Logger: logger},
 		Logger:             logger,
 	})

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"net/netip"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"kbgp.io/kbgp/internal/agent"
@@ -14,6 +18,7 @@ type podNetworkOptions struct {
 	mtu         int
 	ipamDataDir string
 	stateDir    string
+	clusterPods []string
 }
 
 func (o *podNetworkOptions) addFlags(f *pflag.FlagSet) {
@@ -22,13 +27,22 @@ func (o *podNetworkOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.bridge, "pod-bridge", "cbr0", "the pods' bridge (with --pod-network)")
 	f.IntVar(&o.mtu, "pod-mtu", 0, "MTU of the bridge and pods; 0: the smallest MTU of the host's up, non-loopback, non-virtual interfaces (with --pod-network)")
 	f.StringVar(&o.ipamDataDir, "cni-ipam-dir", "", "host-local's state directory; empty: host-local's default /var/lib/cni/networks (with --pod-network)")
+	f.StringSliceVar(&o.clusterPods, "cluster-pod-cidrs", nil, "the cluster's pod ranges (comma-separated CIDRs): routes from peers with importPodRoutes are installed only inside them (with --pod-network)")
 	f.StringVar(&o.stateDir, "cni-state-dir", "/var/lib/kbgp/cni", "where kbgp-cni records the pod gateways it saw, for the agent's status (with --pod-network)")
 }
 
 // agentOptions is the agent's pod network configuration, nil without --pod-network.
-func (o *podNetworkOptions) agentOptions() *agent.PodNetwork {
+func (o *podNetworkOptions) agentOptions() (*agent.PodNetwork, error) {
 	if !o.enabled {
-		return nil
+		return nil, nil
 	}
-	return &agent.PodNetwork{CNIConfDir: o.confDir, Bridge: o.bridge, MTU: o.mtu, IPAMDataDir: o.ipamDataDir, CNIStateDir: o.stateDir}
+	pn := &agent.PodNetwork{CNIConfDir: o.confDir, Bridge: o.bridge, MTU: o.mtu, IPAMDataDir: o.ipamDataDir, CNIStateDir: o.stateDir}
+	for _, s := range o.clusterPods {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil || p != p.Masked() {
+			return nil, fmt.Errorf("--cluster-pod-cidrs: %q is not a network in CIDR notation", s)
+		}
+		pn.ClusterPodCIDRs = append(pn.ClusterPodCIDRs, p)
+	}
+	return pn, nil
 }

@@ -117,6 +117,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		return err
 	}
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
+	var podNet *podNetworkReconciler
+	if o.PodNetwork != nil {
+		podNet = newPodNetworkReconciler(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
+		if setter, ok := o.Routers.(bgp.RouteSinkSetter); ok {
+			o.Routers = setter.WithRouteSink(podNet.routes)
+		}
+	}
 	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
 	// A wedged speaker (a call that outlived its bound), unlike an unreachable API
 	// server, fails liveness: only a restart cures it, and graceful restart keeps the
@@ -165,9 +172,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := r.setup(mgr); err != nil {
 		return err
 	}
-	if o.PodNetwork != nil {
-		pn := &podNetworkReconciler{client: mgr.GetClient(), nodeName: o.NodeName, config: *o.PodNetwork, logger: o.Logger}
-		if err := pn.setup(mgr); err != nil {
+	if podNet != nil {
+		if err := podNet.setup(mgr); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/metrics"
@@ -41,6 +42,9 @@ type PodNetwork struct {
 	IPAMDataDir string
 	// CNIStateDir is where kbgp-cni records the gateways it saw.
 	CNIStateDir string
+	// ClusterPodCIDRs are the cluster's pod ranges: routes received from peers with
+	// importPodRoutes are installed only inside them.
+	ClusterPodCIDRs []netip.Prefix
 }
 
 // Pod network condition and reasons.
@@ -61,6 +65,21 @@ type podNetworkReconciler struct {
 	nodeName string
 	config   PodNetwork
 	logger   *slog.Logger
+	// routes installs the other nodes' pod CIDRs that importing peers send.
+	routes *podRoutes
+	// recount asks for a status report when the installed routes change.
+	recount chan event.GenericEvent
+}
+
+func newPodNetworkReconciler(c client.Client, nodeName string, config PodNetwork, logger *slog.Logger) *podNetworkReconciler {
+	r := &podNetworkReconciler{client: c, nodeName: nodeName, config: config, logger: logger, recount: make(chan event.GenericEvent, 1)}
+	r.routes = newPodRoutes(netlinkRoutes{}, config.ClusterPodCIDRs, logger, func() {
+		select { // one pending report is enough
+		case r.recount <- event.GenericEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}}:
+		default:
+		}
+	})
+	return r
 }
 
 func (r *podNetworkReconciler) setup(mgr ctrl.Manager) error {
@@ -74,6 +93,7 @@ func (r *podNetworkReconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPNodeConfig{}, toNode, builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
 		})).
+		WatchesRawSource(source.Channel(r.recount, toNode)).
 		Complete(metrics.Instrument(r))
 }
 
@@ -94,7 +114,7 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	path := filepath.Join(r.config.CNIConfDir, podnet.FileName)
-	st := kbgpv1.PodNetworkStatus{Bridge: r.config.Bridge, MTU: int32(r.mtu()), CNIConfig: path}
+	st := kbgpv1.PodNetworkStatus{Bridge: r.config.Bridge, MTU: int32(r.mtu()), CNIConfig: path, InstalledRoutes: int32(r.routes.Count())}
 	cond := metav1.Condition{Type: ConditionPodNetworkReady, Status: metav1.ConditionFalse}
 	cidrs, err := podnet.PodCIDRs(node.Spec.PodCIDRs, node.Spec.PodCIDR)
 	switch {
@@ -103,6 +123,7 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 	case len(cidrs) == 0:
 		cond.Reason, cond.Message = reasonNoPodCIDR, "the Node has no pod CIDR yet"
 	default:
+		r.routes.setOwn(cidrs)
 		for _, c := range cidrs {
 			st.PodCIDRs = append(st.PodCIDRs, c.String())
 		}

@@ -105,6 +105,10 @@ type Peer struct {
 	// BFD runs beside the session; it is not negotiated in BGP, so a change of it
 	// applies to the running session.
 	BFD BFD
+	// ImportPodRoutes are the families whose received routes the speaker reports to
+	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
+	// applies to the running session. The speaker itself never imports a route.
+	ImportPodRoutes []Family
 }
 
 // BFD is the single-hop BFD (RFC 5880, 5881) configuration of a peer: when BFD goes

@@ -84,6 +84,9 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 				}
 				p.MaxPrefixes[fam] = uint32(*f.MaxPrefixes)
 			}
+			if f.ImportPodRoutes {
+				p.ImportPodRoutes = append(p.ImportPodRoutes, fam)
+			}
 		}
 	}
 	p.BFD = bfd(spec.BFD)

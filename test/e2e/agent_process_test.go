@@ -46,7 +46,7 @@ func startAgentWithState(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, no
 // startAgentProcess starts the agent; without apiReachable its relay to the API server
 // is paused before the agent starts, so it starts as on a node cut off from the API
 // server (relay.Resume brings the API server back).
-func startAgentProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, stateDir string, apiReachable bool) *agentProcess {
+func startAgentProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, stateDir string, apiReachable bool, extraArgs ...string) *agentProcess {
 	t.Helper()
 	kubeconfig, relay := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
 		return server.WriteKubeconfig(path, "agent-"+node)
@@ -54,9 +54,10 @@ func startAgentProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node
 	if !apiReachable {
 		relay.Pause()
 	}
-	proc := ns.Start("kbgp-agent", kbgpBinary, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
+	args := append([]string{"agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
-		"--state-dir", stateDir)
+		"--state-dir", stateDir}, extraArgs...)
+	proc := ns.Start("kbgp-agent", append([]string{kbgpBinary}, args...)...)
 	return &agentProcess{proc: proc, relay: relay, ns: ns, stateDir: stateDir}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 
 	api "github.com/osrg/gobgp/v4/api"
 	"github.com/osrg/gobgp/v4/pkg/server"
@@ -15,9 +16,21 @@ import (
 type Factory struct {
 	// Logger receives GoBGP's own logs (at warning level and above) and the adapter's.
 	Logger *slog.Logger
+	// Routes receives what peers send in the families they import; nil: nothing is
+	// reported.
+	Routes bgp.RouteSink
 }
 
-var _ bgp.RouterFactory = Factory{}
+var (
+	_ bgp.RouterFactory   = Factory{}
+	_ bgp.RouteSinkSetter = Factory{}
+)
+
+// WithRouteSink returns the factory with its speakers reporting to sink.
+func (f Factory) WithRouteSink(sink bgp.RouteSink) bgp.RouterFactory {
+	f.Routes = sink
+	return f
+}
 
 // NewRouter starts a GoBGP server for one instance. It listens only when g.ListenPort
 // is set; otherwise GoBGP's ListenPort is -1 and the speaker only dials out.
@@ -52,6 +65,9 @@ func (f Factory) NewRouter(ctx context.Context, key bgp.InstanceKey, g bgp.Globa
 	}
 	r := newRouter(srv, key, logger, notify)
 	r.restarting = g.Restarting
+	if f.Routes != nil {
+		r.feed = &routeFeed{sink: f.Routes, importing: map[netip.Addr][]bgp.Family{}}
+	}
 	if err := r.installPolicies(ctx); err != nil {
 		srv.Stop()
 		return nil, fmt.Errorf("speaker %s: %w", key, err)

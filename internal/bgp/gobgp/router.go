@@ -25,6 +25,8 @@ type router struct {
 	restarting bool
 	// stopWatch ends the state watch when the speaker stops.
 	stopWatch context.CancelFunc
+	// feed reports received routes of importing peers; nil without a sink.
+	feed *routeFeed
 
 	mu sync.Mutex
 	// sessions holds what the watch learned about each peer, by address.
@@ -79,6 +81,8 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 		if err = r.srv.AddPeer(ctx, &api.AddPeerRequest{Peer: toAPIPeer(p, r.restarting)}); err != nil {
 			r.forget(p.Address)
 			err = fmt.Errorf("add peer %s: %w", p.Address, err)
+		} else {
+			err = r.setImports(ctx, p.Address, p.ImportPodRoutes)
 		}
 	}
 	if err != nil {
@@ -97,7 +101,7 @@ func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
 	}
 	r.limitsRaised(p)
-	return nil
+	return r.setImports(ctx, p.Address, p.ImportPodRoutes)
 }
 
 // DeletePeer removes the peer with a Cease (peer de-configured), then its policy, and
@@ -109,6 +113,9 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 		return fmt.Errorf("delete peer %s: %w", addr, err)
 	}
 	r.forget(addr)
+	if err := r.setImports(ctx, addr, nil); err != nil {
+		return err
+	}
 	pe := r.exports[addr]
 	delete(r.exports, addr)
 	if pe == nil {

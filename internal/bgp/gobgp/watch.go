@@ -47,6 +47,10 @@ func (r *router) watch() error {
 		cancel()
 		return fmt.Errorf("watch peers: %w", err)
 	}
+	if err := r.watchImports(ctx); err != nil {
+		cancel()
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,143 @@
+package gobgp
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	api "github.com/osrg/gobgp/v4/api"
+	"github.com/osrg/gobgp/v4/pkg/apiutil"
+	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
+	"github.com/osrg/gobgp/v4/pkg/server"
+
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// routeFeed reports to a bgp.RouteSink what peers send in the families they import.
+// GoBGP's import policy still rejects everything (the speaker's RIB never holds a
+// received route, so nothing is re-advertised): the feed reads the Adj-RIB-In stream
+// before policy, and the withdrawals GoBGP makes itself (a session down without
+// graceful restart, a restart timer that ran out, stale routes swept after End-of-RIB).
+type routeFeed struct {
+	sink bgp.RouteSink
+
+	mu sync.Mutex
+	// importing is each peer's importing families.
+	importing map[netip.Addr][]bgp.Family
+}
+
+var families = map[gobgppacket.Family]bgp.Family{
+	gobgppacket.RF_IPv4_UC: bgp.FamilyIPv4Unicast,
+	gobgppacket.RF_IPv6_UC: bgp.FamilyIPv6Unicast,
+}
+
+// watchImports starts the feed's watch; it ends with the router's state watch.
+func (r *router) watchImports(ctx context.Context) error {
+	if r.feed == nil {
+		return nil
+	}
+	err := r.srv.WatchEvent(ctx, server.WatchEventMessageCallbacks{
+		OnPathUpdate: func(paths []*apiutil.Path, _ time.Time) { r.feed.received(paths) },
+		OnPathEor: func(p *apiutil.Path, _ time.Time) {
+			if fam, ok := families[p.Family]; ok && r.feed.imports(p.PeerAddress, fam) {
+				r.feed.sink.EndOfRIB(p.PeerAddress, fam)
+			}
+		},
+	}, server.WatchUpdate(false, "", ""), server.WatchAdjInWithdraw(), server.WatchEor(false))
+	if err != nil {
+		return fmt.Errorf("watch received routes: %w", err)
+	}
+	return nil
+}
+
+func (f *routeFeed) imports(peer netip.Addr, fam bgp.Family) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.importing[peer], fam)
+}
+
+// received passes on the paths of importing peers' families.
+func (f *routeFeed) received(paths []*apiutil.Path) {
+	var out []bgp.PeerRoute
+	for _, p := range paths {
+		fam, ok := families[p.Family]
+		if !ok || p.Nlri == nil || !f.imports(p.PeerAddress, fam) {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p.Nlri.String())
+		if err != nil {
+			continue
+		}
+		out = append(out, bgp.PeerRoute{Peer: p.PeerAddress, Family: fam, Prefix: prefix, NextHop: nextHop(p), Withdrawn: p.Withdrawal})
+	}
+	if len(out) > 0 {
+		f.sink.Received(out)
+	}
+}
+
+// nextHop is the path's NEXT_HOP, or the MP_REACH_NLRI's next hop (IPv6, or IPv4 over
+// an IPv6 session).
+func nextHop(p *apiutil.Path) netip.Addr {
+	for _, a := range p.Attrs {
+		switch v := a.(type) {
+		case *gobgppacket.PathAttributeNextHop:
+			return v.Value
+		case *gobgppacket.PathAttributeMpReachNLRI:
+			return v.Nexthop
+		}
+	}
+	return netip.Addr{}
+}
+
+// setImports records the peer's importing families. A family it starts importing is
+// fed its current Adj-RIB-In (the stream only carries what comes next); one it stops
+// importing, or every family of a deleted peer (nil), is forgotten.
+func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Family) error {
+	if r.feed == nil {
+		return nil
+	}
+	r.feed.mu.Lock()
+	old := r.feed.importing[peer]
+	if len(fams) == 0 {
+		delete(r.feed.importing, peer)
+	} else {
+		r.feed.importing[peer] = slices.Clone(fams)
+	}
+	r.feed.mu.Unlock()
+	for _, fam := range old {
+		if !slices.Contains(fams, fam) {
+			r.feed.sink.Forget(peer, fam)
+		}
+	}
+	for _, fam := range fams {
+		if slices.Contains(old, fam) {
+			continue
+		}
+		if err := r.feedAdjIn(ctx, peer, fam); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// feedAdjIn passes on what peer already sent in fam.
+func (r *router) feedAdjIn(ctx context.Context, peer netip.Addr, fam bgp.Family) error {
+	gfam := gobgppacket.RF_IPv4_UC
+	if fam == bgp.FamilyIPv6Unicast {
+		gfam = gobgppacket.RF_IPv6_UC
+	}
+	var paths []*apiutil.Path
+	err := r.srv.ListPath(apiutil.ListPathRequest{TableType: api.TableType_TABLE_TYPE_ADJ_IN, Name: peer.String(), Family: gfam},
+		func(_ gobgppacket.NLRI, ps []*apiutil.Path) { paths = append(paths, ps...) })
+	if err != nil {
+		return fmt.Errorf("list routes from %s: %w", peer, err)
+	}
+	for _, p := range paths {
+		p.PeerAddress = peer
+	}
+	r.feed.received(paths)
+	return nil
+}

@@ -1,0 +1,32 @@
+package bgp
+
+import "net/netip"
+
+// PeerRoute is a route a peer sent (or withdrew) in a family the peer imports
+// (Peer.ImportPodRoutes). Only the prefix and next hop matter to the kernel.
+type PeerRoute struct {
+	Peer      netip.Addr
+	Family    Family
+	Prefix    netip.Prefix
+	NextHop   netip.Addr
+	Withdrawn bool
+}
+
+// RouteSink receives what importing peers send. The speaker calls it from its own
+// goroutines: an implementation must not block for long and must not call back into
+// the speaker.
+type RouteSink interface {
+	// Received reports routes sent or withdrawn, in the order received.
+	Received(routes []PeerRoute)
+	// EndOfRIB reports that peer sent its whole table in family (RFC 4724): what it did
+	// not send again after a restart is gone.
+	EndOfRIB(peer netip.Addr, family Family)
+	// Forget drops everything peer sent in family: the peer was deleted or stopped
+	// importing it.
+	Forget(peer netip.Addr, family Family)
+}
+
+// RouteSinkSetter is a RouterFactory whose speakers can report received routes.
+type RouteSinkSetter interface {
+	WithRouteSink(RouteSink) RouterFactory
+}
