@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,5 +100,33 @@ func TestAgentEndpointsBindTheHostIP(t *testing.T) {
 	}
 	if f.Lookup("metrics-secure") == nil {
 		t.Error("no --metrics-secure flag")
+	}
+}
+
+// TestInstallCNI: the plugin lands in the directory under its CNI name, executable, a
+// byte-for-byte copy; installing again replaces it.
+func TestInstallCNI(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(t.TempDir(), "kbgp")
+	if err := os.WriteFile(self, []byte("binary v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, content := range []string{"binary v1", "binary v2"} {
+		if err := os.WriteFile(self, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := installCNI(self, dir); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "kbgp-cni"))
+		if err != nil || string(got) != content {
+			t.Fatalf("installed %q (%v), want %q", got, err, content)
+		}
+		if fi, _ := os.Stat(filepath.Join(dir, "kbgp-cni")); fi.Mode().Perm() != 0o755 {
+			t.Errorf("mode %v, want 0755", fi.Mode())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d files, want the plugin alone", len(entries))
 	}
 }

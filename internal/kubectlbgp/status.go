@@ -15,7 +15,7 @@ import (
 )
 
 // statusHeader is the header of `kubectl bgp status`.
-var statusHeader = []string{"NODE", "ROUTER-ID", "READY", "DEGRADED", "PEERS", "FAILED", "AGENT-SEEN"}
+var statusHeader = []string{"NODE", "ROUTER-ID", "READY", "DEGRADED", "PEERS", "FAILED", "POD-NETWORK", "AGENT-SEEN"}
 
 // statusLines renders one aligned line per node, sorted by name, each followed by one
 // indented "Kind/Name: message" line per failed resource. The failed lines stay outside
@@ -46,7 +46,17 @@ func statusCells(st *kbgpv1.BGPNodeConfigStatus, node string) []string {
 		conditionStatus(st, status.ConditionDegraded),
 		peerCount(st),
 		strconv.Itoa(len(st.FailedResources)),
+		podNetwork(st),
 	}
+}
+
+// podNetwork is the PodNetworkReady status and the routes installed to other nodes'
+// pods, "-" on a node where kbgp is not the pod network.
+func podNetwork(st *kbgpv1.BGPNodeConfigStatus) string {
+	if st.PodNetwork == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s,%d-routes", conditionStatus(st, "PodNetworkReady"), st.PodNetwork.InstalledRoutes)
 }
 
 // routerIDs lists the resolved router ID of every instance, in status order; an

@@ -27,6 +27,9 @@ func TestStatusLines(t *testing.T) {
 			}},
 		},
 	})
+	// kbgp is worker-1's pod network.
+	healthy.Status.Conditions = append(healthy.Status.Conditions, condition("PodNetworkReady", metav1.ConditionTrue, "ConfigWritten", ""))
+	healthy.Status.PodNetwork = &kbgpv1.PodNetworkStatus{InstalledRoutes: 12}
 	degraded := nodeConfigWithStatus("worker-0", kbgpv1.BGPNodeConfigStatus{
 		Conditions: []metav1.Condition{
 			condition("Ready", metav1.ConditionFalse, "ConfigurationFailed", ""),
@@ -46,12 +49,12 @@ func TestStatusLines(t *testing.T) {
 	seen := map[string]*metav1.Time{"worker-0": {Time: now.Add(-7 * time.Second)}, "worker-1": {Time: now.Add(-3 * time.Minute)}}
 	got := statusLines([]kbgpv1.BGPNodeConfig{healthy, neverReported, degraded}, seen, now)
 	want := []string{
-		"NODE       ROUTER-ID                 READY   DEGRADED   PEERS   FAILED   AGENT-SEEN",
-		"worker-0   -                         False   True       0/1     2        7s",
+		"NODE       ROUTER-ID                 READY   DEGRADED   PEERS   FAILED   POD-NETWORK      AGENT-SEEN",
+		"worker-0   -                         False   True       0/1     2        -                7s",
 		"  BGPPeerConfig/rack9: not found",
 		`  Secret/bgp-auth: has no "password" key; peers using it are not started`,
-		"worker-1   10.255.0.42,10.255.0.43   True    False      2/3     0        3m",
-		"worker-2   -                         -       -          0/0     0        -",
+		"worker-1   10.255.0.42,10.255.0.43   True    False      2/3     0        True,12-routes   3m",
+		"worker-2   -                         -       -          0/0     0        -                -",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)

@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,37 @@ func TestManifestsApply(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("apply output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPodNetworkComponentApplies renders config/default with the config/podnetwork
+// component, as an overlay would, and applies it with a server-side dry run: the agent
+// gets the pod network's flags, NET_ADMIN and the CNI directories, and the init
+// container installs the plugin.
+func TestPodNetworkComponentApplies(t *testing.T) {
+	ensureNamespace(t, "kbgp-system")
+	overlay := t.TempDir()
+	rel := func(dir string) string {
+		r, err := filepath.Rel(overlay, configDir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// kustomize takes relative paths only.
+	kustomization := "resources: [" + rel("default") + "]\ncomponents: [" + rel("podnetwork") + "]\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectl(t, "manifests")
+	rendered := k.run("kustomize", overlay)
+	for _, want := range []string{"- --pod-network", "- --cluster-pod-cidrs=10.244.0.0/16", "- NET_ADMIN", "name: install-cni", "- install-cni", "path: /etc/cni/net.d", "path: /opt/cni/bin", "- --state-dir=/var/lib/kbgp"} {
+		if !strings.Contains(rendered, want) {
+			t.Errorf("the rendered install lacks %q", want)
+		}
+	}
+	out := k.run("apply", "--server-side", "--force-conflicts", "--dry-run=server", "-k", overlay)
+	if !strings.Contains(out, "daemonset.apps/kbgp-agent serverside-applied (server dry run)") {
+		t.Errorf("apply output:\n%s", out)
 	}
 }
