@@ -20,7 +20,7 @@ type pkg struct {
 // purePackages hold the translation and desired-state code: plain Go over API types,
 // table-tested without a cluster, so they never depend on a Kubernetes client.
 var purePackages = []string{
-	"internal/bgp", "internal/checkpoint", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/render", "internal/routerid",
+	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/render", "internal/routerid",
 	"internal/sanitize", "internal/speakers", "internal/status",
 }
 

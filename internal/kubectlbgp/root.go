@@ -32,6 +32,6 @@ summarises them. It only reads; nothing is changed.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	kube.addFlags(root.PersistentFlags())
-	root.AddCommand(newPeersCommand(kube), newStatusCommand(kube), newRoutesCommand(kube), newExplainCommand(kube), newPoolsCommand(kube))
+	root.AddCommand(newPeersCommand(kube), newStatusCommand(kube), newRoutesCommand(kube), newExplainCommand(kube), newPoolsCommand(kube), newConvertCommand())
 	return root
 }

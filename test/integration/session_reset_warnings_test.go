@@ -78,7 +78,7 @@ var resetEdits = map[string][]resetEdit{
 		{warnPeerConfig, strings.Replace(warnPeerConfig, "authSecretRef: warn-auth", "authSecretRef: warn-auth-2", 1), "changing authSecretRef resets"},
 		{warnSecret, strings.Replace(warnSecret, "password: one", "password: two", 1), "Secret warn-auth: changing password resets the BGP session of every peer whose BGPPeerConfig names it"},
 	},
-	"`vrf`":      {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: red}", 1), "changing peerAddress, peerASN or vrf resets"}},
+	"`vrf`": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: red}", 1), "changing peerAddress, peerASN or vrf resets"}},
 	"`localASN`, or an override's `nodeLocalASN`": {
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "localASN: 65001", "localASN: 65011", 1), "removing instance 65001 (or changing its localASN) closes all its sessions"},
 		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    nodeLocalASN: 4200000001", 1), "changing nodeLocalASN of instance 65001 closes all its sessions on node warn-node"},
