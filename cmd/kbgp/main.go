@@ -10,6 +10,10 @@ import (
 )
 
 func main() {
+	if runsAsCNIPlugin() {
+		runCNIPlugin()
+		return
+	}
 	if err := newRootCommand().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "kbgp:", err)
 		os.Exit(1)
@@ -28,6 +32,6 @@ for it and reports what it is doing in that object's status.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newOperatorCommand(), newAgentCommand(), newLabCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newLabCommand(), newVersionCommand())
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"kbgp.io/kbgp/internal/agent"
+	"kbgp.io/kbgp/internal/cni"
 )
 
 // podNetworkOptions are the flags of `kbgp agent` that make it the node's pod network.
@@ -28,7 +29,7 @@ func (o *podNetworkOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.mtu, "pod-mtu", 0, "MTU of the bridge and pods; 0: the smallest MTU of the host's up, non-loopback, non-virtual interfaces (with --pod-network)")
 	f.StringVar(&o.ipamDataDir, "cni-ipam-dir", "", "host-local's state directory; empty: host-local's default /var/lib/cni/networks (with --pod-network)")
 	f.StringSliceVar(&o.clusterPods, "cluster-pod-cidrs", nil, "the cluster's pod ranges (comma-separated CIDRs): routes from peers with importPodRoutes are installed only inside them (with --pod-network)")
-	f.StringVar(&o.stateDir, "cni-state-dir", "/var/lib/kbgp/cni", "where kbgp-cni records the pod gateways it saw, for the agent's status (with --pod-network)")
+	f.StringVar(&o.stateDir, "cni-state-dir", cni.DefaultStateDir, "where kbgp-cni records the pod gateways it saw, for the agent's status (with --pod-network)")
 }
 
 // agentOptions is the agent's pod network configuration, nil without --pod-network.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/cni"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/podnet"
@@ -57,6 +59,10 @@ const (
 	// podNetworkFieldManager owns status.podNetwork and PodNetworkReady only.
 	podNetworkFieldManager = FieldManager + "-podnetwork"
 )
+
+// gatewayRecheck is how often the status looks for gateways kbgp-cni has not recorded
+// yet (no pod of that family on the node so far).
+const gatewayRecheck = 15 * time.Second
 
 // podNetworkReconciler writes the node's CNI configuration from its pod CIDRs. It needs
 // nothing but the Node: pods get a network before, and without, any BGP configuration.
@@ -127,6 +133,7 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 		for _, c := range cidrs {
 			st.PodCIDRs = append(st.PodCIDRs, c.String())
 		}
+		st.Gateways = r.gateways(cidrs)
 		if err := r.write(path, cidrs); err != nil {
 			cond.Reason, cond.Message = reasonWriteFailed, err.Error()
 		} else {
@@ -136,7 +143,12 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 	if cond.Status != metav1.ConditionTrue {
 		r.logger.Warn("pod network not ready", "reason", cond.Reason, "detail", cond.Message)
 	}
-	return reconcile.Result{}, r.report(ctx, st, cond)
+	var again reconcile.Result
+	if len(st.Gateways) < len(st.PodCIDRs) {
+		// kbgp-cni records a family's gateway with the first pod: look again for it.
+		again.RequeueAfter = gatewayRecheck
+	}
+	return again, r.report(ctx, st, cond)
 }
 
 func (r *podNetworkReconciler) mtu() int {
@@ -199,4 +211,22 @@ func (r *podNetworkReconciler) report(ctx context.Context, st kbgpv1.PodNetworkS
 		return nil
 	}
 	return err
+}
+
+// gateways are the pod gateways kbgp-cni recorded from the CNI results, for the node's
+// current pod CIDRs (a record of an older CIDR is left out): none before the first pod.
+func (r *podNetworkReconciler) gateways(cidrs []netip.Prefix) []string {
+	gws, err := cni.ReadGateways(r.config.CNIStateDir)
+	if err != nil {
+		r.logger.Warn("pod gateways not read", "dir", r.config.CNIStateDir, "error", err)
+		return nil
+	}
+	var out []string
+	for _, g := range gws {
+		if slices.Contains(cidrs, g.Subnet) {
+			out = append(out, g.Gateway.String())
+		}
+	}
+	slices.Sort(out)
+	return out
 }
