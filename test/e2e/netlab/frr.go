@@ -56,6 +56,17 @@ type FRRConfig struct {
 	// directory), so the best routes are installed in the namespace's kernel and
 	// traffic can be sent along them. Without it bgpd runs alone (-Z).
 	Zebra bool
+	// BFD runs FRR's bfdd beside bgpd (it needs Zebra), so that "neighbor X bfd" in
+	// RawConfig sets up a BFD session for the neighbor.
+	BFD bool
+	// BFDConfig is the body of bfdd's configuration file (only with BFD), e.g. a "bfd"
+	// block with a profile that "neighbor X bfd profile NAME" names:
+	//   bfd
+	//    profile fast
+	//     receive-interval 300
+	//    exit
+	//   exit
+	BFDConfig string
 }
 
 // FRR is a running FRR bgpd inside a namespace, with zebra when asked (FRRConfig.Zebra).
@@ -120,9 +131,15 @@ func StartFRR(ns *Namespace, cfg FRRConfig) *FRR {
 	}
 	args := []string{FRRBgpd, "-f", f.confPath, "-i", filepath.Join(vtyDir, "bgpd.pid"),
 		"--vty_socket", vtyDir, "-u", "frr", "-g", "frr"}
+	if cfg.BFD && !cfg.Zebra {
+		t.Fatalf("netlab: StartFRR: BFD needs Zebra")
+	}
 	if cfg.Zebra {
 		zsock := filepath.Join(vtyDir, "zserv.api")
 		f.startZebra(zsock)
+		if cfg.BFD {
+			f.startBFDD(zsock)
+		}
 		args = append(args, "-z", zsock)
 	} else {
 		args = append(args, "-Z")
@@ -318,4 +335,70 @@ func (f *FRR) startZebra(zsock string) {
 		_, err := os.Stat(zsock)
 		return err == nil, fmt.Sprintf("zebra socket %s: %v", zsock, err)
 	})
+}
+
+// startBFDD starts bfdd in f's namespace, connected to zebra's API socket zsock, and
+// waits until its vty socket exists, so bgpd finds it when it registers its BFD
+// sessions and vtysh reaches it. Like bgpd and zebra it is stopped on teardown.
+func (f *FRR) startBFDD(zsock string) {
+	t := f.ns.lab.t
+	t.Helper()
+	conf := filepath.Join(f.dir, "bfdd.conf")
+	body := "hostname " + f.ns.Short + "-bfdd\nlog file " + filepath.Join(f.vtyDir, "bfdd.log") + " debugging\nlog timestamp precision 3\n!\n"
+	if f.cfg.BFDConfig != "" {
+		body += strings.TrimRight(f.cfg.BFDConfig, "\n") + "\n!\n"
+	}
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatalf("netlab: %v", err)
+	}
+	bfdd := f.ns.Start("bfdd", filepath.Join(filepath.Dir(FRRBgpd), "bfdd"), "-f", conf, "-i", filepath.Join(f.vtyDir, "bfdd.pid"),
+		"--vty_socket", f.vtyDir, "-z", zsock, "-u", "frr", "-g", "frr")
+	vty := filepath.Join(f.vtyDir, "bfdd.vty")
+	WaitFor(t, 20*time.Second, 100*time.Millisecond, func() (bool, string) {
+		if bfdd.Exited() {
+			t.Fatalf("netlab: bfdd in %s exited during startup (%v):\n%s", f.ns.Name, bfdd.Err(), bfdd.Log())
+		}
+		_, err := os.Stat(vty)
+		return err == nil, fmt.Sprintf("bfdd vty socket %s: %v", vty, err)
+	})
+	f.ns.lab.AddDiagnostic(f.ns.Name+" FRR bfdd", func() string {
+		out, err := f.Command("show bfd peers")
+		if err != nil {
+			out += fmt.Sprintf("(error: %v)\n", err)
+		}
+		return "# show bfd peers\n" + out
+	})
+}
+
+// BFDPeer is one session of "show bfd peers json" (FRR 8.4 key names in the struct
+// tags; intervals in milliseconds).
+type BFDPeer struct {
+	Peer      string `json:"peer"`
+	Local     string `json:"local"`
+	Interface string `json:"interface"`
+	Multihop  bool   `json:"multihop"`
+	// Status is "up", "down", "init" or "shutdown".
+	Status                 string `json:"status"`
+	Diagnostic             string `json:"diagnostic"`
+	RemoteDiagnostic       string `json:"remote-diagnostic"`
+	ReceiveInterval        int    `json:"receive-interval"`
+	TransmitInterval       int    `json:"transmit-interval"`
+	DetectMultiplier       int    `json:"detect-multiplier"`
+	RemoteReceiveInterval  int    `json:"remote-receive-interval"`
+	RemoteTransmitInterval int    `json:"remote-transmit-interval"`
+	RemoteDetectMultiplier int    `json:"remote-detect-multiplier"`
+}
+
+// BFDPeer returns bfdd's session with peer addr (FRRConfig.BFD).
+func (f *FRR) BFDPeer(addr string) (BFDPeer, error) {
+	var peers []BFDPeer
+	if err := f.JSON("show bfd peers json", &peers); err != nil {
+		return BFDPeer{}, err
+	}
+	for _, p := range peers {
+		if p.Peer == addr {
+			return p, nil
+		}
+	}
+	return BFDPeer{}, fmt.Errorf("FRR %s: no BFD peer %s (have %d)", f.ns.Name, addr, len(peers))
 }
