@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,12 +29,15 @@ const (
 // (iBGP) with an FRR route reflector that forwards nothing. Each announces its pod
 // CIDR; with importPodRoutes each installs the other's into its kernel, next hop the
 // other node, under kbgp's route protocol, and reports the count; the reflector's own
-// routes outside the pod ranges (a prefix and a default route) are not installed.
+// routes outside the pod ranges (a prefix and a default route) are not installed; a pod
+// on each node (Debian's CNI plugins, driven through libcni from the agent's CNI
+// configuration) reaches the other over TCP, node to node.
 // An agent restarted gracefully keeps its node's routes in the kernel throughout and,
 // after the reflector's End-of-RIB, sweeps a kbgp route no peer sent again. A node's
 // BGP configuration deleted withdraws its pod CIDR, and the other node removes the
 // route.
 func TestPodRoutesThroughARouteReflector(t *testing.T) {
+	independent(t)
 	lab := netlab.New(t)
 	br := lab.Bridge("seg")
 	rrNS := lab.Namespace("rr")
@@ -67,6 +71,7 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}}
 	create(t, pc, ad)
 	agents := make([]*agentProcess, 2)
+	confDirs := []string{t.TempDir(), t.TempDir()}
 	for i, name := range names {
 		create(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{PodCIDRs: []string{cidrs[i]}}},
 			&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
@@ -74,7 +79,7 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 				Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: podRoutesRR, PeerASN: 65001,
 					PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
 			}}}})
-		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, "--cluster-pod-cidrs", podRoutesCluster)
+		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, confDirs[i], "--cluster-pod-cidrs", podRoutesCluster)
 	}
 	for _, a := range addrs {
 		rr.WaitNeighborState(t, a, "Established", sessionTimeout)
@@ -92,6 +97,19 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		}
 	}
 
+	// A pod on each node, from the agent's CNI configuration: TCP both ways, node to
+	// node straight over the segment along the installed routes.
+	pods := make([]*cniPod, 2)
+	for i := range nodes {
+		nodes[i].SetForwarding(true)
+		rt := newCNIRuntime(t, nodes[i], filepath.Join(confDirs[i], "10-kbgp.conflist"))
+		pods[i] = rt.newPod(fmt.Sprintf("pod%d", i+1))
+		rt.add(pods[i])
+		podServes(pods[i], fmt.Sprintf("pod%d", i+1), 8080, 0)
+	}
+	tcpAnswers(t, pods[0].ns, "TCP:"+pods[1].ip4.String()+":8080", "pod2")
+	tcpAnswers(t, pods[1].ns, "TCP:"+pods[0].ip4.String()+":8080", "pod1")
+
 	// Node 1's agent restarted gracefully, a stale kbgp route planted meanwhile.
 	const planted = "10.244.77.0/24"
 	nodes[0].MustExec("ip", "route", "add", planted, "via", addrs[1], "proto", podRouteProtoName)
@@ -102,7 +120,7 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		t.Fatal("agent did not exit within 20 s of SIGTERM")
 	}
 	agents[0].relay.Close()
-	agents[0] = startPodNetworkAgent(t, lab, nodes[0], names[0], "--cluster-pod-cidrs", podRoutesCluster)
+	agents[0] = startPodNetworkAgent(t, lab, nodes[0], names[0], confDirs[0], "--cluster-pod-cidrs", podRoutesCluster)
 	for deadline := time.Now().Add(sessionTimeout); ; {
 		got, err := podRoutesIn(nodes[0])
 		if err != nil {
@@ -129,10 +147,22 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 
 // startPodNetworkAgent starts an agent that is its node's pod network, its CNI
 // configuration and state in the test's temporary directories.
-func startPodNetworkAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string, extraArgs ...string) *agentProcess {
+// The CNI configuration goes to confDir.
+func startPodNetworkAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node, confDir string, extraArgs ...string) *agentProcess {
 	t.Helper()
-	args := append([]string{"--pod-network", "--cni-conf-dir", t.TempDir(), "--cni-state-dir", t.TempDir(), "--cni-ipam-dir", t.TempDir()}, extraArgs...)
+	args := append([]string{"--pod-network", "--cni-conf-dir", confDir, "--cni-state-dir", t.TempDir(), "--cni-ipam-dir", t.TempDir()}, extraArgs...)
 	return startAgentProcess(t, lab, ns, node, t.TempDir(), true, args...)
+}
+
+// podServes starts a TCP server in pod answering name on port (IPv4 and, with port6,
+// IPv6).
+func podServes(pod *cniPod, name string, port4, port6 int) {
+	pod.ns.Start("echo4", "socat", fmt.Sprintf("TCP4-LISTEN:%d,fork,reuseaddr", port4), "SYSTEM:echo "+name)
+	pod.ns.WaitTCPListening(port4, 10*time.Second)
+	if port6 != 0 {
+		pod.ns.Start("echo6", "socat", fmt.Sprintf("TCP6-LISTEN:%d,fork,reuseaddr,ipv6only=1", port6), "SYSTEM:echo "+name)
+		pod.ns.WaitTCPListening(port6, 10*time.Second)
+	}
 }
 
 // waitPodRoutes waits until kbgp's routes in ns's main table are exactly want
@@ -156,9 +186,15 @@ func waitPodRoutes(t *testing.T, ns *netlab.Namespace, want map[string]string) {
 	})
 }
 
-// podRoutesIn reads the routes of kbgp's protocol in ns's main table.
+// podRoutesIn reads kbgp's IPv4 routes in ns's main table.
 func podRoutesIn(ns *netlab.Namespace) (map[string]string, error) {
-	out, err := ns.Exec("ip", "-j", "route", "show", "table", "main", "proto", podRouteProtoName)
+	return routesIn(ns, "-4", podRouteProtoName)
+}
+
+// routesIn reads the routes of protocol proto in ns's main table, of family ("-4" or
+// "-6"): prefix → gateway.
+func routesIn(ns *netlab.Namespace, family, proto string) (map[string]string, error) {
+	out, err := ns.Exec("ip", family, "-j", "route", "show", "table", "main", "proto", proto)
 	if err != nil {
 		return nil, err
 	}
@@ -174,4 +210,103 @@ func podRoutesIn(ns *netlab.Namespace) (map[string]string, error) {
 		got[r.Dst] = r.Gateway
 	}
 	return got, nil
+}
+
+// TestPodToPodThroughARouter: two pod-network nodes, each linked to an FRR router (with
+// zebra: the routes it learns reach its kernel) that forwards between them. Each node
+// announces its IPv4 and IPv6 pod CIDRs over one IPv4 session (the IPv6 ones with the
+// node's IPv6 address as next hop) and points its default routes at the router; a pod
+// on each node, from the agent's CNI configuration, reaches the other over TCP in both
+// families, along the router's BGP routes.
+func TestPodToPodThroughARouter(t *testing.T) {
+	independent(t)
+	lab := netlab.New(t)
+	routerNS := lab.Namespace("router")
+	routerNS.SetForwarding(true)
+	type side struct {
+		name, v4, v6, rv4, rv6, cidr4, cidr6 string
+		ns                                   *netlab.Namespace
+		confDir                              string
+		pod                                  *cniPod
+	}
+	sides := []*side{
+		{v4: "10.82.1.1", v6: "2001:db8:82:1::1", rv4: "10.82.1.2", rv6: "2001:db8:82:1::2", cidr4: "10.244.21.0/24", cidr6: "2001:db8:21::/64"},
+		{v4: "10.82.2.1", v6: "2001:db8:82:2::1", rv4: "10.82.2.2", rv6: "2001:db8:82:2::2", cidr4: "10.244.22.0/24", cidr6: "2001:db8:22::/64"},
+	}
+	var cfg strings.Builder
+	for i, s := range sides {
+		s.name = fmt.Sprintf("e2e-podnet-%d-%s", i+1, strings.Trim(lab.Prefix(), "-"))
+		s.ns = lab.Namespace(fmt.Sprintf("node%d", i+1))
+		s.confDir = t.TempDir()
+		lab.Link(s.ns, "to-router", []string{s.v4 + "/30", s.v6 + "/64"}, routerNS, fmt.Sprintf("to-node%d", i+1), []string{s.rv4 + "/30", s.rv6 + "/64"})
+		s.ns.SetForwarding(true)
+		s.ns.AddRoute("default", s.rv4)
+		s.ns.AddRoute("default6", s.rv6)
+		fmt.Fprintf(&cfg, "neighbor %s remote-as %d\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", s.v4, 65001+i, s.v4, s.v4)
+	}
+	cfg.WriteString("address-family ipv6 unicast\n")
+	for _, s := range sides {
+		fmt.Fprintf(&cfg, " neighbor %s activate\n", s.v4)
+	}
+	cfg.WriteString("exit-address-family\n")
+	router := netlab.StartFRR(routerNS, netlab.FRRConfig{ASN: 65010, RouterID: sides[0].rv4, ListenAddrs: []string{sides[0].rv4, sides[1].rv4}, Zebra: true, RawConfig: cfg.String()})
+
+	ensureNamespace(t)
+	label := sides[0].name
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(label)}}
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: label}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers: &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel},
+			{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}},
+	}}
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: label, Labels: map[string]string{"advertise": label}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}}
+	create(t, pc, ad)
+	for i, s := range sides {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: s.name}, Spec: corev1.NodeSpec{PodCIDRs: []string{s.cidr4, s.cidr6}}}
+		create(t, node, &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: s.name}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: int64(65001 + i), RouterID: s.v4},
+			Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "router", PeerAddress: s.rv4, PeerASN: 65010,
+				PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
+		}}}})
+		// The IPv6 pod CIDR's next hop is the node's IPv6 InternalIP.
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: s.v4}, {Type: corev1.NodeInternalIP, Address: s.v6}}
+		if err := server.Client.Status().Update(t.Context(), node); err != nil {
+			t.Fatal(err)
+		}
+		startPodNetworkAgent(t, lab, s.ns, s.name, s.confDir)
+	}
+	for _, s := range sides {
+		router.WaitNeighborState(t, s.v4, "Established", sessionTimeout)
+		router.WaitRoute(t, "ipv4", s.cidr4, sessionTimeout, nil)
+		router.WaitRoute(t, "ipv6", s.cidr6, sessionTimeout, nil)
+	}
+	// The router forwards along what BGP taught it: the pod CIDRs are in its kernel
+	// from zebra, via each node.
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		got4, err4 := routesIn(routerNS, "-4", "bgp")
+		got6, err6 := routesIn(routerNS, "-6", "bgp")
+		for _, s := range sides {
+			if got4[s.cidr4] != s.v4 || got6[s.cidr6] != s.v6 {
+				return false, fmt.Sprintf("the router's BGP routes: %v %v (%v %v)", got4, got6, err4, err6)
+			}
+		}
+		return true, ""
+	})
+
+	for i, s := range sides {
+		rt := newCNIRuntime(t, s.ns, filepath.Join(s.confDir, "10-kbgp.conflist"))
+		s.pod = rt.newPod(fmt.Sprintf("pod%d", i+1))
+		rt.add(s.pod)
+		if !s.pod.ip4.IsValid() || !s.pod.ip6.IsValid() {
+			t.Fatalf("pod%d got %s and %s, want an address of each family", i+1, s.pod.ip4, s.pod.ip6)
+		}
+		podServes(s.pod, fmt.Sprintf("pod%d", i+1), 8080, 8086)
+	}
+	for i, from := range sides {
+		to := sides[1-i]
+		want := fmt.Sprintf("pod%d", 2-i)
+		tcpAnswers(t, from.pod.ns, "TCP:"+to.pod.ip4.String()+":8080", want)
+		tcpAnswers(t, from.pod.ns, "TCP:["+to.pod.ip6.String()+"]:8086", want)
+	}
 }

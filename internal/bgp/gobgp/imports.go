@@ -27,6 +27,17 @@ type routeFeed struct {
 	mu sync.Mutex
 	// importing is each peer's importing families.
 	importing map[netip.Addr][]bgp.Family
+	// detached is set when the speaker stops: the withdrawals GoBGP makes as it closes
+	// the sessions are not passed on, so the installed routes outlive the agent (the
+	// next one takes them over and sweeps what its peers do not send again).
+	detached bool
+}
+
+// detach stops the feed for good.
+func (f *routeFeed) detach() {
+	f.mu.Lock()
+	f.detached = true
+	f.mu.Unlock()
 }
 
 var families = map[gobgppacket.Family]bgp.Family{
@@ -56,7 +67,7 @@ func (r *router) watchImports(ctx context.Context) error {
 func (f *routeFeed) imports(peer netip.Addr, fam bgp.Family) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Contains(f.importing[peer], fam)
+	return !f.detached && slices.Contains(f.importing[peer], fam)
 }
 
 // received passes on the paths of importing peers' families.

@@ -134,6 +134,9 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 // ends with the process, which is what a graceful stop is for.
 func (r *router) Stop(ctx context.Context, gracefulRestart bool) error {
 	defer r.stopWatch()
+	if r.feed != nil {
+		r.feed.detach()
+	}
 	r.stopHoldDowns()
 	if !gracefulRestart {
 		r.srv.Stop()
