@@ -18,8 +18,10 @@ import (
 const staleSweepAfter = 2 * time.Minute
 
 // podRoutes installs into the kernel the other nodes' pod CIDRs that importing peers
-// send (bgp.RouteSink). Each prefix goes via the next hop of the lowest peer address
-// that sends it; it leaves when no peer sends it any more. Routes kbgp installed
+// send (bgp.RouteSink). Everything sent is kept and judged (podnet.ImportRejection)
+// again when the node's or the cluster's pod CIDRs change; a prefix that may be
+// installed goes via the next hop of the lowest peer address that sends it, and leaves
+// when no peer sends it any more. Routes kbgp installed
 // before a restart stay in the kernel (forwarding goes on) and are swept after the
 // peers' End-of-RIB unless a peer sends them again.
 type podRoutes struct {
@@ -31,7 +33,8 @@ type podRoutes struct {
 
 	mu  sync.Mutex
 	own []netip.Prefix
-	// sent is what each importing peer sends, per prefix: peer → next hop.
+	// sent is what each importing peer sends, per prefix: peer → next hop, whether it
+	// may be installed or not.
 	sent map[netip.Prefix]map[netip.Addr]netip.Addr
 	// installed is kbgp's routes in the kernel, by prefix.
 	installed map[netip.Prefix]netip.Addr
@@ -61,11 +64,34 @@ func newPodRoutes(kernel kernelRoutes, cluster []netip.Prefix, logger *slog.Logg
 	return p
 }
 
-// setOwn records the node's pod CIDRs, which are never installed from a peer.
+// setOwn records the node's pod CIDRs, which are never installed from a peer, and
+// judges again what the peers sent.
 func (p *podRoutes) setOwn(own []netip.Prefix) {
-	p.mu.Lock()
-	p.own = slices.Clone(own)
-	p.mu.Unlock()
+	p.update(func() []netip.Prefix {
+		p.own = slices.Clone(own)
+		return p.known()
+	})
+}
+
+// setCluster records the cluster's pod ranges (the Nodes' pod CIDRs when no
+// --cluster-pod-cidrs is given), and judges again what the peers sent: a node's pod
+// CIDR that arrived before its Node was seen is installed now.
+func (p *podRoutes) setCluster(cluster []netip.Prefix) {
+	p.update(func() []netip.Prefix {
+		p.cluster = slices.Clone(cluster)
+		return p.known()
+	})
+}
+
+// known is every prefix sent or installed.
+func (p *podRoutes) known() []netip.Prefix {
+	out := slices.Collect(maps.Keys(p.sent))
+	for prefix := range p.installed {
+		if _, ok := p.sent[prefix]; !ok {
+			out = append(out, prefix)
+		}
+	}
+	return out
 }
 
 // Count is how many pod routes kbgp has in the kernel.
@@ -89,7 +115,6 @@ func (p *podRoutes) Received(routes []bgp.PeerRoute) {
 			}
 			if why := podnet.ImportRejection(r.Prefix, r.NextHop, p.cluster, p.own); why != "" {
 				metrics.PodRouteRejected(why)
-				continue
 			}
 			if p.sent[r.Prefix] == nil {
 				p.sent[r.Prefix] = map[netip.Addr]netip.Addr{}
@@ -150,12 +175,21 @@ func (p *podRoutes) update(change func() []netip.Prefix) {
 	}
 }
 
-// sync makes the kernel's route to prefix what the peers send: the lowest peer's next
-// hop, or none (a stale route waits for the sweep).
+// sync makes the kernel's route to prefix what the peers send and may be installed:
+// the lowest such peer's next hop, or none (a stale route waits for the sweep).
 func (p *podRoutes) sync(prefix netip.Prefix) {
 	peers := p.sent[prefix]
 	if len(peers) == 0 {
 		delete(p.sent, prefix)
+	}
+	var via netip.Addr
+	for _, peer := range slices.SortedFunc(maps.Keys(peers), netip.Addr.Compare) {
+		if podnet.ImportRejection(prefix, peers[peer], p.cluster, p.own) == "" {
+			via = peers[peer]
+			break
+		}
+	}
+	if !via.IsValid() {
 		if _, ok := p.installed[prefix]; !ok || p.stale[prefix] {
 			return
 		}
@@ -166,7 +200,6 @@ func (p *podRoutes) sync(prefix netip.Prefix) {
 		delete(p.installed, prefix)
 		return
 	}
-	via := peers[slices.MinFunc(slices.Collect(maps.Keys(peers)), netip.Addr.Compare)]
 	delete(p.stale, prefix)
 	if cur, ok := p.installed[prefix]; ok && cur == via {
 		return

@@ -115,3 +115,24 @@ func TestPodRoutesAcrossARestart(t *testing.T) {
 		t.Fatalf("after End-of-RIB (-want +got):\n%s", diff)
 	}
 }
+
+// TestPodRoutesJudgedAgain: a node's pod CIDR that arrives before its Node is known
+// (outside the cluster's pod CIDRs so far) is installed once it is, and leaves when
+// the Node does.
+func TestPodRoutesJudgedAgain(t *testing.T) {
+	k := &fakeKernel{routes: map[netip.Prefix]netip.Addr{}}
+	p := newPodRoutes(k, nil, slog.New(slog.DiscardHandler), nil)
+	p.setOwn([]netip.Prefix{netip.MustParsePrefix("10.244.1.0/24")})
+	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
+	if len(k.table()) != 0 {
+		t.Fatalf("installed before the cluster's pod CIDRs were known: %v", k.table())
+	}
+	p.setCluster([]netip.Prefix{netip.MustParsePrefix("10.244.1.0/24"), netip.MustParsePrefix("10.244.2.0/24")})
+	if diff := cmp.Diff(map[string]string{"10.244.2.0/24": "10.70.0.12"}, k.table()); diff != "" {
+		t.Fatalf("after the Node appeared (-want +got):\n%s", diff)
+	}
+	p.setCluster([]netip.Prefix{netip.MustParsePrefix("10.244.1.0/24")})
+	if len(k.table()) != 0 {
+		t.Fatalf("still installed after the Node left: %v", k.table())
+	}
+}

@@ -28,7 +28,8 @@ const (
 // TestPodRoutesThroughARouteReflector: two pod-network nodes on one L2 segment peer
 // (iBGP) with an FRR route reflector that forwards nothing. Each announces its pod
 // CIDR; with importPodRoutes each installs the other's into its kernel, next hop the
-// other node, under kbgp's route protocol, and reports the count; the reflector's own
+// other node, under kbgp's route protocol, and reports the count (node 1 knows the
+// cluster's pod range from --cluster-pod-cidrs, node 2 from the Nodes' pod CIDRs); the reflector's own
 // routes outside the pod ranges (a prefix and a default route) are not installed; a pod
 // on each node (Debian's CNI plugins, driven through libcni from the agent's CNI
 // configuration) reaches the other over TCP, node to node.
@@ -79,7 +80,12 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 				Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "rr", PeerAddress: podRoutesRR, PeerASN: 65001,
 					PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}}},
 			}}}})
-		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, confDirs[i], "--cluster-pod-cidrs", podRoutesCluster)
+		// Node 1 is told the cluster's pod range; node 2 takes the Nodes' pod CIDRs.
+		var extra []string
+		if i == 0 {
+			extra = []string{"--cluster-pod-cidrs", podRoutesCluster}
+		}
+		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, confDirs[i], extra...)
 	}
 	for _, a := range addrs {
 		rr.WaitNeighborState(t, a, "Established", sessionTimeout)

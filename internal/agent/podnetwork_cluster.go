@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"context"
+	"net/netip"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"kbgp.io/kbgp/internal/podnet"
+)
+
+// clusterPodCIDRs follows every Node's pod CIDRs: without --cluster-pod-cidrs they are
+// the ranges received routes are installed from. It costs a watch of all Nodes per
+// agent, which is why the flag is the recommended way; the informer keeps nothing of a
+// Node but its name and pod CIDRs, and only a change of those recomputes the set.
+type clusterPodCIDRs struct {
+	clientset kubernetes.Interface
+	routes    *podRoutes
+}
+
+// Start runs the watch until ctx ends (a manager Runnable).
+func (c *clusterPodCIDRs) Start(ctx context.Context) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(c.clientset, 0, informers.WithTransform(keepPodCIDRs))
+	nodes := factory.Core().V1().Nodes()
+	informer := nodes.Informer()
+	recompute := func() {
+		var all []netip.Prefix
+		for _, obj := range informer.GetStore().List() {
+			n := obj.(*corev1.Node)
+			if cidrs, err := podnet.PodCIDRs(n.Spec.PodCIDRs, n.Spec.PodCIDR); err == nil {
+				all = append(all, cidrs...)
+			}
+		}
+		slices.SortFunc(all, netip.Prefix.Compare)
+		c.routes.setCluster(slices.Compact(all))
+	}
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { recompute() },
+		UpdateFunc: func(o, n any) {
+			on, nn := o.(*corev1.Node), n.(*corev1.Node)
+			if !slices.Equal(on.Spec.PodCIDRs, nn.Spec.PodCIDRs) || on.Spec.PodCIDR != nn.Spec.PodCIDR {
+				recompute()
+			}
+		},
+		DeleteFunc: func(any) { recompute() },
+	})
+	if err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	<-ctx.Done()
+	factory.Shutdown()
+	return nil
+}
+
+// keepPodCIDRs strips a Node to its name and pod CIDRs before the informer stores it.
+func keepPodCIDRs(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
+	}, nil
+}
