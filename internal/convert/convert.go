@@ -195,14 +195,7 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // meta is the ObjectMeta of the kbgp object converted one to one from s: its name
 // and labels. Annotations other than kubectl's are left for reportUnread.
 func (c *converter) meta(s *source) metav1.ObjectMeta {
-	top := s.top()
-	top.ignore("status")
-	md := top.obj("metadata")
-	for _, f := range serverWritten {
-		md.ignore(f)
-	}
-	md.ignore("namespace")
-	md.obj("annotations").ignore(lastApplied)
+	md := readMeta(s)
 	om := metav1.ObjectMeta{Name: s.name}
 	labels := md.obj("labels")
 	for _, e := range labels.entries() {
@@ -219,6 +212,13 @@ func (c *converter) meta(s *source) metav1.ObjectMeta {
 // skipMeta consumes the metadata of a source whose fields feed other objects (a
 // MetalLB Community, BFDProfile) or that produced nothing: only the name matters.
 func (c *converter) skipMeta(s *source) {
+	readMeta(s).drop("labels", "are not carried over: this kind produces no kbgp object of its own")
+}
+
+// readMeta consumes what no kind carries over — the status, the fields the API server
+// writes, the namespace, kubectl's last-applied annotation — and returns the metadata
+// for the rest.
+func readMeta(s *source) node {
 	top := s.top()
 	top.ignore("status")
 	md := top.obj("metadata")
@@ -227,7 +227,7 @@ func (c *converter) skipMeta(s *source) {
 	}
 	md.ignore("namespace")
 	md.obj("annotations").ignore(lastApplied)
-	md.drop("labels", "are not carried over: this kind produces no kbgp object of its own")
+	return md
 }
 
 func typeMeta(kind string) metav1.TypeMeta {

@@ -2,16 +2,13 @@ package convert
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"kbgp.io/kbgp/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/out/")
 
 // TestPublishedExamples converts the examples Cilium and MetalLB publish in their
 // documentation (testdata/in, each file naming its source) and compares the objects
@@ -42,24 +39,13 @@ func TestPublishedExamples(t *testing.T) {
 			for _, warning := range warnings {
 				w.WriteString(warning.String() + "\n")
 			}
-			compareGolden(t, filepath.Join("testdata", "out", name+".yaml"), out.String())
-			compareGolden(t, filepath.Join("testdata", "out", name+".warnings"), w.String())
+			compareGoldenString(t, filepath.Join("testdata", "out", name+".yaml"), out.String())
+			compareGoldenString(t, filepath.Join("testdata", "out", name+".warnings"), w.String())
 		})
 	}
 }
 
-func compareGolden(t *testing.T, path, got string) {
+func compareGoldenString(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/convert -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-golden +got):\n%s", path, diff)
-	}
+	golden.Compare(t, path, []byte(got))
 }

@@ -127,7 +127,7 @@ func TestExplainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "explain_two_configs_override.txt", strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+	goldenLines(t, "explain_two_configs_override.txt", strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
 
 	if _, _, err := run(t, nil, "explain", "worker-9"); err == nil || !strings.Contains(err.Error(), "get node worker-9") {
 		t.Errorf("unknown node: got %v", err)

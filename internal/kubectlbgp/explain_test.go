@@ -1,20 +1,18 @@
 package kubectlbgp
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"kbgp.io/kbgp/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func clusterConfig(name string, age time.Duration, sel *kbgpv1.LabelSelector, instances ...kbgpv1.BGPInstance) kbgpv1.BGPClusterConfig {
 	return kbgpv1.BGPClusterConfig{
@@ -137,27 +135,14 @@ func twoConfigsWithOverride() explainInput {
 	}
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []string) {
+// goldenLines compares got, one line each, with testdata/name (rewritten with -update).
+func goldenLines(t *testing.T, name string, got []string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	text := strings.Join(got, "\n") + "\n"
-	if *update {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), text); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	golden.Compare(t, filepath.Join("testdata", name), []byte(strings.Join(got, "\n")+"\n"))
 }
 
 func TestExplainTwoConfigsWithOverride(t *testing.T) {
-	golden(t, "explain_two_configs_override.txt", explain(twoConfigsWithOverride()))
+	goldenLines(t, "explain_two_configs_override.txt", explain(twoConfigsWithOverride()))
 }
 
 func TestExplainDoesNotDependOnListOrder(t *testing.T) {
@@ -184,7 +169,7 @@ func TestExplainNodeNotSelected(t *testing.T) {
 	in := twoConfigsWithOverride()
 	in.NodeLabels = map[string]string{"rack": "rack3", "spot": "true"}
 	in.ClusterConfigs = slicesWithout(in.ClusterConfigs, "all-nodes")
-	golden(t, "explain_not_selected.txt", explain(in))
+	goldenLines(t, "explain_not_selected.txt", explain(in))
 }
 
 func slicesWithout(ccs []kbgpv1.BGPClusterConfig, name string) []kbgpv1.BGPClusterConfig {

@@ -1,13 +1,13 @@
 package peeringpolicy
 
 import (
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kbgp.io/kbgp/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +17,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // documentPolicy is the example of source document 001's backward-compatibility
 // section, as api.md writes it for kbgp (families left to their default: both).
@@ -78,7 +76,7 @@ func TestTranslateGolden(t *testing.T) {
 				}
 				docs = append(docs, string(out))
 			}
-			compareGolden(t, filepath.Join("testdata", name), strings.Join(docs, "---\n"))
+			golden.Compare(t, filepath.Join("testdata", name), []byte(strings.Join(docs, "---\n")))
 		})
 	}
 }
@@ -196,20 +194,4 @@ func FuzzNeighborAddress(f *testing.F) {
 			t.Errorf("peer config name %q of %q: %v", name, s, errs)
 		}
 	})
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/peeringpolicy -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-golden +got):\n%s", path, diff)
-	}
 }

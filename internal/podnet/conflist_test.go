@@ -2,16 +2,14 @@ package podnet
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"kbgp.io/kbgp/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestConflistGolden renders the configuration of an IPv4, an IPv6 and a dual-stack
 // node. Regenerate with -update.
@@ -33,19 +31,7 @@ func TestConflistGolden(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("not JSON:\n%s", got)
 			}
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/podnet -update)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s differs (-golden +got):\n%s", path, diff)
-			}
+			golden.Compare(t, filepath.Join("testdata", name), got)
 			if strings.Contains(string(got), "gateway") {
 				t.Errorf("the configuration names a gateway; kbgp-cni takes it from the result:\n%s", got)
 			}

@@ -1,11 +1,11 @@
 package render
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"kbgp.io/kbgp/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,8 +13,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
@@ -131,18 +129,7 @@ func compareGolden(t *testing.T, path string, obj any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-golden +got):\n%s", path, diff)
-	}
+	golden.Compare(t, path, got)
 }
 
 // The override must not leak into the cluster config's data shared with other nodes.
