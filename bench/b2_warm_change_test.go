@@ -125,8 +125,18 @@ func TestB2WarmChange(t *testing.T) {
 	}
 	for _, step := range b2Steps() {
 		small, big := p99[routes/10][step.rate], p99[routes][step.rate]
-		t.Logf("%g/s: p99 %s at %d vs %s at %d routes: %.2f× (goal ≤ %.1f×); p99 at %d is %.2f× the %s goal",
-			step.rate, ms(big), routes, ms(small), routes/10, float64(big)/float64(small), b2RatioGoal, routes, float64(big)/float64(b2P99Goal), ms(b2P99Goal))
+		reportGoal(t, "B2", fmt.Sprintf("%g changes/s: p99 at %d routes ≤ %.1f× the p99 at %d", step.rate, routes, b2RatioGoal, routes/10),
+			float64(big)/float64(small) <= b2RatioGoal, "%.2f× (%s vs %s)", float64(big)/float64(small), ms(big), ms(small))
+		if step.rate <= 100 {
+			reportGoal(t, "B2", fmt.Sprintf("%g changes/s: p99 ≤ %s at %d routes", step.rate, ms(b2P99Goal), routes), big <= b2P99Goal, "%s", ms(big))
+		}
+	}
+	for _, r := range results {
+		if r.size == routes && r.step.rate >= 1000 {
+			perPrefix := float64(r.updates) / float64(r.step.changes)
+			reportGoal(t, "B2", fmt.Sprintf("%g changes/s: ≤ %.2f UPDATEs per prefix", r.step.rate, b2UpdatesGoal), perPrefix <= b2UpdatesGoal,
+				"%.3f (achieved %.0f changes/s)", perPrefix, r.achieved)
+		}
 	}
 	for _, r := range results {
 		if r.missing > 0 {

@@ -4,6 +4,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/netip"
 	"os"
@@ -112,6 +113,8 @@ func TestB3WithdrawAndChurn(t *testing.T) {
 	t.Logf("| %d | %.0f | %s / %s | %s | %.0f | %.0f× | %d | %d | %s | %d (%s) |", rec.made, rec.achieved(), ms(rec.calls.median()), ms(rec.calls.quantile(0.99)),
 		ms(converged.Sub(sent)), rate, rate/frrReloadRate, after.updates-before.updates, after.dropped-before.dropped,
 		ms(cpu), rec1-rec0, ms(meanDuration(recSum1-recSum0, rec1-rec0)))
+	reportGoal(t, "B3", fmt.Sprintf("churn at %d changes/s ≥ 1000× frr-reload's %d/s end to end", b3ChurnRate, frrReloadRate), rate/frrReloadRate >= 1000,
+		"%.0f× (%.0f route changes/s)", rate/frrReloadRate, rate)
 	if after.dropped != before.dropped || after.connected != before.connected {
 		t.Errorf("the session flapped during churn: connectionsDropped %d → %d, established %d → %d",
 			before.dropped, after.dropped, before.connected, after.connected)
@@ -134,6 +137,9 @@ func TestB3WithdrawAndChurn(t *testing.T) {
 	t.Logf("B3 withdraw-all of %d routes (delete the advertisement → FRR holds none): median %s, spread %s, %.0f withdrawals/s = %.0f× frr-reload's %d/s; announce-all again (create it → FRR holds all): median %s, spread %s; ratio to B1 from the same run goes in RESULTS.md (goal ≤ %.1f×)",
 		routes, ms(withdraw.median()), withdraw.spread(), float64(routes)/withdraw.median().Seconds(), float64(routes)/withdraw.median().Seconds()/frrReloadRate,
 		frrReloadRate, ms(announce.median()), announce.spread(), b3Goal)
+	withdrawRate := float64(routes) / withdraw.median().Seconds()
+	reportGoal(t, "B3", fmt.Sprintf("withdraw-all ≥ 1000× frr-reload's %d/s", frrReloadRate), withdrawRate/frrReloadRate >= 1000,
+		"%.0f× (%.0f withdrawals/s)", withdrawRate/frrReloadRate, withdrawRate)
 	if final.dropped != before.dropped {
 		t.Errorf("withdraw-all or announce-all dropped the session: connectionsDropped %d → %d", before.dropped, final.dropped)
 	}

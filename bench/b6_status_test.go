@@ -180,7 +180,10 @@ func TestB6StatusCost(t *testing.T) {
 		if len(row.other) > 0 {
 			t.Logf("other writes during %q: %v", row.name, row.other)
 		}
+		reportGoal(t, "B6", fmt.Sprintf("%s: ≤ %.1f status writes/s", row.name, b6RateGoal), row.rate() <= b6RateGoal, "%.3f/s", row.rate())
 	}
+	reportGoal(t, "B6", fmt.Sprintf("status ≤ %d B, steady and with %d routes", b6StatusLimit, total), size <= b6StatusLimit && bigSize <= b6StatusLimit,
+		"%d B and %d B", size, bigSize)
 
 	if size > b6StatusLimit {
 		t.Errorf("status is %d bytes, want ≤ %d", size, b6StatusLimit)
