@@ -120,7 +120,8 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	path := filepath.Join(r.config.CNIConfDir, podnet.FileName)
-	st := kbgpv1.PodNetworkStatus{Bridge: r.config.Bridge, MTU: int32(r.mtu()), CNIConfig: path, InstalledRoutes: int32(r.routes.Count())}
+	mtu := r.mtu()
+	st := kbgpv1.PodNetworkStatus{Bridge: r.config.Bridge, MTU: int32(mtu), CNIConfig: path, InstalledRoutes: int32(r.routes.Count())}
 	cond := metav1.Condition{Type: ConditionPodNetworkReady, Status: metav1.ConditionFalse}
 	cidrs, err := podnet.PodCIDRs(node.Spec.PodCIDRs, node.Spec.PodCIDR)
 	switch {
@@ -134,7 +135,7 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 			st.PodCIDRs = append(st.PodCIDRs, c.String())
 		}
 		st.Gateways = r.gateways(cidrs)
-		if err := r.write(path, cidrs); err != nil {
+		if err := r.write(path, cidrs, mtu); err != nil {
 			cond.Reason, cond.Message = reasonWriteFailed, err.Error()
 		} else {
 			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonConfigWritten, "CNI configuration "+path+" written for "+fmt.Sprint(st.PodCIDRs)
@@ -160,8 +161,8 @@ func (r *podNetworkReconciler) mtu() int {
 
 // write replaces the configuration atomically (a temporary file renamed over it), so a
 // runtime never reads half a file, and only when it changed.
-func (r *podNetworkReconciler) write(path string, cidrs []netip.Prefix) error {
-	content, err := podnet.Conflist(podnet.Config{PodCIDRs: cidrs, Bridge: r.config.Bridge, MTU: r.mtu(),
+func (r *podNetworkReconciler) write(path string, cidrs []netip.Prefix, mtu int) error {
+	content, err := podnet.Conflist(podnet.Config{PodCIDRs: cidrs, Bridge: r.config.Bridge, MTU: mtu,
 		IPAMDataDir: r.config.IPAMDataDir, StateDir: r.config.CNIStateDir})
 	if err != nil {
 		return err

@@ -31,6 +31,10 @@ type routeFeed struct {
 	// the sessions are not passed on, so the installed routes outlive the agent (the
 	// next one takes them over and sweeps what its peers do not send again).
 	detached bool
+	// watchCtx ends with the speaker; the watch starts with the first importing peer
+	// (watching), so a speaker none of whose peers import pays nothing per UPDATE.
+	watchCtx context.Context
+	watching bool
 }
 
 // detach stops the feed for good.
@@ -46,11 +50,8 @@ var families = map[gobgppacket.Family]bgp.Family{
 }
 
 // watchImports starts the feed's watch; it ends with the router's state watch.
-func (r *router) watchImports(ctx context.Context) error {
-	if r.feed == nil {
-		return nil
-	}
-	err := r.srv.WatchEvent(ctx, server.WatchEventMessageCallbacks{
+func (r *router) watchImports() error {
+	err := r.srv.WatchEvent(r.feed.watchCtx, server.WatchEventMessageCallbacks{
 		OnPathUpdate: func(paths []*apiutil.Path, _ time.Time) { r.feed.received(paths) },
 		OnPathEor: func(p *apiutil.Path, _ time.Time) {
 			if fam, ok := families[p.Family]; ok && r.feed.imports(p.PeerAddress, fam) {
@@ -117,7 +118,19 @@ func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Fam
 	} else {
 		r.feed.importing[peer] = slices.Clone(fams)
 	}
+	start := len(fams) > 0 && !r.feed.watching
+	r.feed.watching = r.feed.watching || start
 	r.feed.mu.Unlock()
+	// Watching before the Adj-RIB-In is read below: an UPDATE in between is seen
+	// twice, which the sink takes as it takes a repeated UPDATE.
+	if start {
+		if err := r.watchImports(); err != nil {
+			r.feed.mu.Lock()
+			r.feed.watching = false
+			r.feed.mu.Unlock()
+			return err
+		}
+	}
 	for _, fam := range old {
 		if !slices.Contains(fams, fam) {
 			r.feed.sink.Forget(peer, fam)

@@ -47,9 +47,8 @@ func (r *router) watch() error {
 		cancel()
 		return fmt.Errorf("watch peers: %w", err)
 	}
-	if err := r.watchImports(ctx); err != nil {
-		cancel()
-		return err
+	if r.feed != nil {
+		r.feed.watchCtx = ctx
 	}
 	return nil
 }
