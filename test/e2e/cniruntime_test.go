@@ -42,6 +42,8 @@ type cniPod struct {
 	rt  *libcni.RuntimeConf
 	ip4 netip.Addr
 	ip6 netip.Addr
+	// gateway4 is the IPv4 gateway of the result.
+	gateway4 netip.Addr
 }
 
 // newCNIRuntime reads the node's configuration list at confPath, waiting for it (the
@@ -120,6 +122,7 @@ func (r *cniRuntime) add(p *cniPod) *types100.Result {
 		a, _ := netip.AddrFromSlice(ipc.Address.IP)
 		if a = a.Unmap(); a.Is4() {
 			p.ip4 = a
+			p.gateway4, _ = netip.AddrFromSlice(ipc.Gateway.To4())
 		} else {
 			p.ip6 = a
 		}

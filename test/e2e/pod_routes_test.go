@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,6 +116,35 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 	}
 	tcpAnswers(t, pods[0].ns, "TCP:"+pods[1].ip4.String()+":8080", "pod2")
 	tcpAnswers(t, pods[1].ns, "TCP:"+pods[0].ip4.String()+":8080", "pod1")
+	// The gateway each node's first pod got from the CNI result is in its status.
+	for i, name := range names {
+		want := pods[i].gateway4.String()
+		netlab.WaitFor(t, sessionTimeout, 500*time.Millisecond, func() (bool, string) {
+			st := nodeStatus(t, name)
+			return st.PodNetwork != nil && slices.Equal(st.PodNetwork.Gateways, []string{want}),
+				fmt.Sprintf("node %d status.podNetwork %+v, want gateways [%s]", i+1, st.PodNetwork, want)
+		})
+	}
+
+	// importPodRoutes off on the running sessions: the routes leave; on again: the
+	// routes the reflector already sent come back. No session is reset either way.
+	drops := []int{dropped(t, rr, addrs[0]), dropped(t, rr, addrs[1])}
+	setImport := func(on bool) {
+		update(t, &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: pc.Name}}, func(pc *kbgpv1.BGPPeerConfig) {
+			pc.Spec.Families[0].ImportPodRoutes = on
+		})
+	}
+	setImport(false)
+	waitPodRoutes(t, nodes[0], map[string]string{})
+	waitPodRoutes(t, nodes[1], map[string]string{})
+	setImport(true)
+	waitPodRoutes(t, nodes[0], map[string]string{cidrs[1]: addrs[1]})
+	waitPodRoutes(t, nodes[1], map[string]string{cidrs[0]: addrs[0]})
+	for i, a := range addrs {
+		if got := dropped(t, rr, a); got != drops[i] {
+			t.Errorf("node %d's session dropped (%d -> %d) when importPodRoutes changed", i+1, drops[i], got)
+		}
+	}
 
 	// Node 1's agent restarted gracefully, a stale kbgp route planted meanwhile.
 	const planted = "10.244.77.0/24"
