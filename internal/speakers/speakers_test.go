@@ -83,6 +83,7 @@ func TestPeerChanges(t *testing.T) {
 		{"connect retry", func(p *bgp.Peer) { p.Timers.ConnectRetry = 5 * time.Second }, false},
 		{"keepalive", func(p *bgp.Peer) { p.Timers.Keepalive = 2 * time.Second }, false},
 		{"max prefixes", func(p *bgp.Peer) { p.MaxPrefixes = map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000} }, false},
+		{"import pod routes", func(p *bgp.Peer) { p.ImportPodRoutes = []bgp.Family{bgp.FamilyIPv4Unicast} }, false},
 		{"BFD on", func(p *bgp.Peer) {
 			p.BFD = bgp.BFD{Enabled: true, MinRx: 300 * time.Millisecond, MinTx: 300 * time.Millisecond, DetectMultiplier: 3}
 		}, false},

@@ -100,6 +100,7 @@ var keptEdits = []resetEdit{
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "keepAliveTimeSeconds: 30", "keepAliveTimeSeconds: 10", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "ebgpMultihop: 1", "ebgpMultihop: 1\n  gracefulShutdown: {enabled: true, waitSeconds: 60}", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}", "{afi: ipv6, safi: unicast}, {afi: ipv4, safi: unicast, advertisements: {matchLabels: {a: b}}}", 1)},
+	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}", "{afi: ipv4, safi: unicast, importPodRoutes: true}", 1)},
 	{base: warnClusterConfig, edited: strings.Replace(warnClusterConfig, "{matchLabels: {rack: warn}}", "{matchLabels: {rack: warn2}}", 1) + "    - {name: tor-b, peerAddress: 10.1.1.3, peerASN: 65002}\n"},
 }
 
