@@ -39,23 +39,39 @@ func (c *clusterPodCIDRs) Start(ctx context.Context) error {
 		slices.SortFunc(all, netip.Prefix.Compare)
 		c.routes.setCluster(slices.Compact(all))
 	}
+	// Events only mark the set stale; one loop recomputes it, so the initial list of N
+	// Nodes, or a burst of changes, costs one pass over the Nodes, not one per event.
+	stale := make(chan struct{}, 1)
+	mark := func() {
+		select {
+		case stale <- struct{}{}:
+		default:
+		}
+	}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { recompute() },
+		AddFunc: func(any) { mark() },
 		UpdateFunc: func(o, n any) {
 			on, nn := o.(*corev1.Node), n.(*corev1.Node)
 			if !slices.Equal(on.Spec.PodCIDRs, nn.Spec.PodCIDRs) || on.Spec.PodCIDR != nn.Spec.PodCIDR {
-				recompute()
+				mark()
 			}
 		},
-		DeleteFunc: func(any) { recompute() },
+		DeleteFunc: func(any) { mark() },
 	})
 	if err != nil {
 		return err
 	}
 	factory.Start(ctx.Done())
-	<-ctx.Done()
-	factory.Shutdown()
-	return nil
+	defer factory.Shutdown()
+	factory.WaitForCacheSync(ctx.Done())
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-stale:
+			recompute()
+		}
+	}
 }
 
 // keepPodCIDRs strips a Node to its name and pod CIDRs before the informer stores it.
