@@ -123,3 +123,5 @@ require (
 )
 
 tool sigs.k8s.io/controller-tools/cmd/controller-gen
+
+replace github.com/osrg/gobgp/v4 => ./third_party/gobgp
