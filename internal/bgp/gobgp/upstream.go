@@ -262,3 +262,47 @@ func receivedRoute(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bg
 	}
 	return r
 }
+
+// Arrival is what the router read from a neighbor at one moment: the session reaching
+// Established, one UPDATE and how many prefixes it announced, or an End-of-RIB.
+type Arrival struct {
+	Neighbor    netip.Addr
+	Established bool
+	Prefixes    int
+	EndOfRIB    bool
+	At          time.Time
+}
+
+// WatchArrivals calls fn, from one goroutine, for every session that reaches
+// Established, every UPDATE received and every End-of-RIB, in the order the router
+// read them, with GoBGP's own timestamps: a benchmark times a session's first UPDATE
+// after Established with it, and a test sees how a table was split. It stops when
+// ctx ends.
+func (u *Upstream) WatchArrivals(ctx context.Context, fn func(Arrival)) error {
+	err := u.srv.WatchEvent(ctx, server.WatchEventMessageCallbacks{
+		OnPeerUpdate: func(ev *apiutil.WatchEventMessage_PeerEvent, at time.Time) {
+			if ev.Type == apiutil.PEER_EVENT_STATE && ev.Peer.State.SessionState == gobgppacket.BGP_FSM_ESTABLISHED {
+				fn(Arrival{Neighbor: ev.Peer.State.NeighborAddress, Established: true, At: at})
+			}
+		},
+		OnPathUpdate: func(paths []*apiutil.Path, at time.Time) {
+			if len(paths) == 0 {
+				return
+			}
+			n := 0
+			for _, p := range paths {
+				if !p.Withdrawal {
+					n++
+				}
+			}
+			fn(Arrival{Neighbor: paths[0].PeerAddress, Prefixes: n, At: at})
+		},
+		OnPathEor: func(p *apiutil.Path, at time.Time) {
+			fn(Arrival{Neighbor: p.PeerAddress, EndOfRIB: true, At: at})
+		},
+	}, server.WatchPeer(), server.WatchUpdate(false, "", ""), server.WatchEor(false))
+	if err != nil {
+		return fmt.Errorf("upstream: watch arrivals: %w", err)
+	}
+	return nil
+}
