@@ -23,14 +23,16 @@ import (
 )
 
 // b1Goal is the design's B1 ratio against BIRD's static export, b1UpdateGoal its
-// UPDATE budget for 100k /32s and b1BytesPerRoute its memory goal.
+// UPDATE budget for 100k /32s, b1BytesPerRoute its memory goal (1.2 KiB since the
+// second wave) and b1CPUGoal the agent's CPU for the job.
 const (
 	b1Goal = 1.2
-	// b4FirstGoal is B4's: the first UPDATE after Established, measured here as the
-	// first prefix FRR holds.
+	// b4FirstGoal is B4's: the first UPDATE after Established, taken from a packet
+	// capture on FRR's interface.
 	b4FirstGoal     = 100 * time.Millisecond
 	b1UpdateGoal    = 137
-	b1BytesPerRoute = 1024
+	b1BytesPerRoute = 1229
+	b1CPUGoal       = 300 * time.Millisecond
 )
 
 // TestB1ColdBulk measures scenario B1: the same 100k /32s ($KBGP_BENCH_ROUTES) loaded
@@ -61,6 +63,7 @@ func TestB1ColdBulk(t *testing.T) {
 	lower, cpus, first := map[string]durations{}, map[string]durations{}, map[string]durations{}
 	updates := map[string][]int{}
 	gaps := map[string]durations{}
+	wireFirst, wireLast := map[string]durations{}, map[string]durations{}
 	for pass := range benchPasses() {
 		for _, name := range speakers {
 			addr := l.speakers[name].addr.String()
@@ -70,9 +73,14 @@ func TestB1ColdBulk(t *testing.T) {
 			}
 			load := loadAvg()
 			cpu0, frrCPU0 := procCPU(pids[name]), procCPU(l.frr.Proc.PID())
+			capture := startCapture(t, l.frr.Namespace(), "to-"+name)
 			l.up(t, name)
 			ft := watchFullTable(t, l.frr, addr, routes, before.updates, 5*time.Minute)
 			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
+			wire := capture.stop(t, l.speakers[name].addr)
+			t.Logf("pass %d %-5s on the wire: Established → first UPDATE %s, → last UPDATE %s (%d UPDATEs)",
+				pass+1, name, ms(wire.toFirst()), ms(wire.toLast()), wire.updates)
+			wireFirst[name], wireLast[name] = append(wireFirst[name], wire.toFirst()), append(wireLast[name], wire.toLast())
 			t.Logf("pass %d %-5s: Established → first prefix %s, → %d prefixes %s (at least %s), %d UPDATEs, longest poll gap %s, load %s, speaker CPU %s, FRR CPU %s (up to 0.5 s after)",
 				pass+1, name, ms(ft.toFirst()), routes, ms(ft.elapsed()), ms(ft.atLeast()), ft.updates, ms(ft.maxGap), load, ms(cpu), ms(frrCPU))
 			first[name] = append(first[name], ft.toFirst())
@@ -91,13 +99,14 @@ func TestB1ColdBulk(t *testing.T) {
 	birdRSS, _, _ := procRSS(bird.Proc.PID())
 	gobgpRSS, _, _ := procRSS(gobgpd.PID())
 	t.Logf("B1 results (%d routes, %d passes, FRR polled every %s; load average %s at the end)", routes, benchPasses(), pollEvery, loadAvg())
-	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | → first prefix, median | UPDATEs | speaker CPU, median | RSS with routes |")
-	t.Logf("|---|---|---|---|---|---|---|---|---|---|")
+	t.Logf("| speaker | Established → all prefixes, median | spread | lower bound, median | longest poll gap | ratio to BIRD | → first prefix, median | on the wire: → first UPDATE, median (spread) | → last UPDATE, median | UPDATEs | speaker CPU, median | RSS with routes |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	base := times["bird"].median()
 	rss := map[string]int64{"kbgp": mem.with, "bird": birdRSS, "gobgp": gobgpRSS}
 	for _, name := range speakers {
-		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %s | %v | %s | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
-			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), ms(first[name].median()), updates[name],
+		t.Logf("| %s | %s | %s | %s | %s | %.2f× | %s | %s (%s) | %s | %v | %s | %.1f MiB |", name, ms(times[name].median()), times[name].spread(),
+			ms(lower[name].median()), ms(gaps[name].quantile(1)), float64(times[name].median())/float64(base), ms(first[name].median()),
+			ms(wireFirst[name].median()), wireFirst[name].spread(), ms(wireLast[name].median()), updates[name],
 			ms(cpus[name].median()), float64(rss[name])/(1<<20))
 	}
 	perRoute := float64(mem.with-mem.without) / float64(routes)
@@ -109,8 +118,10 @@ func TestB1ColdBulk(t *testing.T) {
 	reportGoal(t, "B1", fmt.Sprintf("at most %d UPDATEs for %d routes", b1UpdateGoal*routes/100_000, routes), slices.Max(updates["kbgp"]) <= b1UpdateGoal*routes/100_000,
 		"%v (one per pass)", updates["kbgp"])
 	reportGoal(t, "B1", fmt.Sprintf("agent memory ≤ %d B per route", b1BytesPerRoute), perRoute <= b1BytesPerRoute, "%.0f B/route", perRoute)
-	reportGoal(t, "B4", fmt.Sprintf("first prefix ≤ %s after Established", ms(b4FirstGoal)), first["kbgp"].median() <= b4FirstGoal,
-		"%s (median; an upper bound: FRR is polled every %s)", ms(first["kbgp"].median()), pollEvery)
+	reportGoal(t, "B1", fmt.Sprintf("agent CPU for the job ≤ %s", ms(b1CPUGoal)), cpus["kbgp"].median() <= b1CPUGoal,
+		"%s (median; BIRD %s, gobgpd %s)", ms(cpus["kbgp"].median()), ms(cpus["bird"].median()), ms(cpus["gobgp"].median()))
+	reportGoal(t, "B4", fmt.Sprintf("first UPDATE ≤ %s after Established", ms(b4FirstGoal)), wireFirst["kbgp"].median() <= b4FirstGoal,
+		"%s (median, packet capture at FRR; BIRD %s, gobgpd %s)", ms(wireFirst["kbgp"].median()), ms(wireFirst["bird"].median()), ms(wireFirst["gobgp"].median()))
 }
 
 // agentMemory is the agent's resident set before any Service exists and with every
