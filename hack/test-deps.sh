@@ -14,7 +14,8 @@ set -euo pipefail
 K8S_VERSION="${KBGP_K8S_VERSION:-v1.34.4}"
 CACHE_DIR="${KBGP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kbgp}"
 ASSETS_DIR="$CACHE_DIR/envtest-$K8S_VERSION"
-APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins)
+# tcpdump: the benchmarks time UPDATEs from a packet capture (bench/capture_test.go).
+APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins tcpdump)
 
 log() { echo "test-deps: $*" >&2; }
 
