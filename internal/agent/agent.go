@@ -10,15 +10,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -98,11 +95,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		// The controller waits for its caches as long as the API server stays away: the
 		// speakers run from the checkpoint meanwhile, and exiting would only stop them.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true), CacheSyncTimeout: cacheSyncTimeout},
-		// Secrets are not cached: the secret watch reads the ones peer configs name.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&kbgpv1.BGPNodeConfig{}: {Field: own},
-			&corev1.Node{}:          {Field: own},
-		}},
+		Cache: cacheOptions(own),
 	})
 	if err != nil {
 		return fmt.Errorf("create agent manager: %w", err)

@@ -78,7 +78,7 @@ func (r *router) editPeer(ctx context.Context, e peerEdit) error {
 	for _, m := range e.edit.moves {
 		if m.to != 0 {
 			r.resend[m.prefix] = struct{}{}
-		} else if _, ok := r.originated[m.prefix]; ok {
+		} else if r.prefixes[m.prefix].originated {
 			withdrawn = true
 		}
 	}
@@ -107,12 +107,29 @@ func (r *router) commit(pe *peerExport, e exportEdit) {
 	delta := map[netip.Prefix]int{}
 	e.countRefs(delta)
 	for p, d := range delta {
-		if n := r.refs[p] + d; n > 0 {
-			r.refs[p] = n
-		} else {
-			delete(r.refs, p)
-		}
+		st := r.prefixes[p]
+		st.refs = max(0, st.refs+int32(d))
+		r.setPrefix(p, st)
 	}
+}
+
+// prefixState is what the speaker keeps per prefix. refs counts the peers whose
+// export has it: the speaker originates exactly the prefixes some peer exports, and
+// only commit changes refs. originated says the prefix's path is in GoBGP's RIB,
+// flipped whether the path's ORIGIN is flipped (see addPaths); after an error they may
+// lag behind refs, and the next change of the same prefix catches up.
+type prefixState struct {
+	refs                int32
+	originated, flipped bool
+}
+
+// setPrefix stores st, dropping the entry of a prefix no peer exports or has.
+func (r *router) setPrefix(p netip.Prefix, st prefixState) {
+	if st == (prefixState{}) {
+		delete(r.prefixes, p)
+		return
+	}
+	r.prefixes[p] = st
 }
 
 // countRefs adds to delta what the edit does to the number of peers exporting each
@@ -133,7 +150,7 @@ func (e exportEdit) countRefs(delta map[netip.Prefix]int) {
 func (r *router) unexported(delta map[netip.Prefix]int) []netip.Prefix {
 	var out []netip.Prefix
 	for p, d := range delta {
-		if _, ok := r.originated[p]; ok && r.refs[p]+d <= 0 {
+		if st := r.prefixes[p]; st.originated && int(st.refs)+d <= 0 {
 			out = append(out, p)
 		}
 	}
@@ -146,7 +163,7 @@ func (r *router) unexported(delta map[netip.Prefix]int) []netip.Prefix {
 func (r *router) unoriginated(export []bgp.Path) []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range export {
-		if _, ok := r.originated[p.Prefix]; !ok && r.refs[p.Prefix] > 0 {
+		if st := r.prefixes[p.Prefix]; !st.originated && st.refs > 0 {
 			out = append(out, p.Prefix)
 		}
 	}

@@ -62,8 +62,17 @@ func TestOriginatesWhatSomePeerExports(t *testing.T) {
 		if diff := cmp.Diff(s.want, LocalRIB(t, r), opts); diff != "" {
 			t.Errorf("%s: RIB (-want +got):\n%s", s.name, diff)
 		}
-		if len(r.refs) != len(s.want) || len(r.originated) != len(s.want) || len(r.resend) != 0 {
-			t.Errorf("%s: books hold %d counted, %d originated, %d to resend; want %d, %d, 0", s.name, len(r.refs), len(r.originated), len(r.resend), len(s.want), len(s.want))
+		counted, originated := 0, 0
+		for _, st := range r.prefixes {
+			if st.refs > 0 {
+				counted++
+			}
+			if st.originated {
+				originated++
+			}
+		}
+		if len(r.prefixes) != len(s.want) || counted != len(s.want) || originated != len(s.want) || len(r.resend) != 0 {
+			t.Errorf("%s: books hold %d prefixes, %d counted, %d originated, %d to resend; want %d, %d, %d, 0", s.name, len(r.prefixes), counted, originated, len(r.resend), len(s.want), len(s.want), len(s.want))
 		}
 	}
 }

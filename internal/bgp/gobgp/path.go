@@ -24,14 +24,12 @@ func (r *router) addPaths(ctx context.Context, prefixes []netip.Prefix) error {
 	var flipped []bool
 	req := apiutil.AddPathRequest{}
 	for _, p := range prefixes {
-		if r.refs[p] == 0 {
+		st := r.prefixes[p]
+		if st.refs == 0 {
 			delete(r.resend, p)
 			continue
 		}
-		flip := false
-		if was, ok := r.originated[p]; ok {
-			flip = !was
-		}
+		flip := st.originated && !st.flipped
 		ap, err := toAPIPath(p, flip, false)
 		if err != nil {
 			return err
@@ -48,7 +46,9 @@ func (r *router) addPaths(ctx context.Context, prefixes []netip.Prefix) error {
 		return fmt.Errorf("add %d paths: %w", len(add), err)
 	}
 	for i, p := range add {
-		r.originated[p] = flipped[i]
+		st := r.prefixes[p]
+		st.originated, st.flipped = true, flipped[i]
+		r.setPrefix(p, st)
 		delete(r.resend, p)
 	}
 	return nil
@@ -72,7 +72,9 @@ func (r *router) deletePaths(ctx context.Context, prefixes []netip.Prefix) error
 		return fmt.Errorf("delete %d paths: %w", len(prefixes), err)
 	}
 	for _, p := range prefixes {
-		delete(r.originated, p)
+		st := r.prefixes[p]
+		st.originated, st.flipped = false, false
+		r.setPrefix(p, st)
 		delete(r.resend, p)
 	}
 	return nil
@@ -87,29 +89,33 @@ func toAPIPath(prefix netip.Prefix, flipped, withdraw bool) (*apiutil.Path, erro
 	if err != nil {
 		return nil, fmt.Errorf("prefix %s: %w", prefix, err)
 	}
-	family := gobgppacket.RF_IPv4_UC
-	nextHop := netip.IPv4Unspecified()
-	if prefix.Addr().Is6() {
-		family = gobgppacket.RF_IPv6_UC
-		nextHop = netip.IPv6Unspecified()
-	}
-	origin := uint8(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)
+	origin := originIGP
 	if flipped {
-		origin = gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE
+		origin = originIncomplete
 	}
-	list := []gobgppacket.PathAttributeInterface{gobgppacket.NewPathAttributeOrigin(origin)}
-	if family == gobgppacket.RF_IPv4_UC {
-		nh, err := gobgppacket.NewPathAttributeNextHop(nextHop)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, nh)
-	} else {
-		mp, err := gobgppacket.NewPathAttributeMpReachNLRI(family, []gobgppacket.PathNLRI{{NLRI: nlri}}, nextHop)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, mp)
+	if prefix.Addr().Is4() {
+		return &apiutil.Path{Family: gobgppacket.RF_IPv4_UC, Nlri: nlri, Attrs: []gobgppacket.PathAttributeInterface{origin, nextHopUnspecifiedV4}, Withdrawal: withdraw}, nil
 	}
-	return &apiutil.Path{Family: family, Nlri: nlri, Attrs: list, Withdrawal: withdraw}, nil
+	mp, err := gobgppacket.NewPathAttributeMpReachNLRI(gobgppacket.RF_IPv6_UC, []gobgppacket.PathNLRI{{NLRI: nlri}}, netip.IPv6Unspecified())
+	if err != nil {
+		return nil, err
+	}
+	return &apiutil.Path{Family: gobgppacket.RF_IPv6_UC, Nlri: nlri, Attrs: []gobgppacket.PathAttributeInterface{origin, mp}, Withdrawal: withdraw}, nil
+}
+
+// The attributes every originated IPv4 path carries, shared by all of them: GoBGP
+// replaces a path's attribute rather than changing it (policy actions, next-hop-self),
+// so 100,000 paths need not hold 100,000 equal copies. An IPv6 path's MP_REACH_NLRI
+// holds its prefix and cannot be shared.
+var (
+	originIGP            = gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)
+	originIncomplete     = gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE)
+	nextHopUnspecifiedV4 = must(gobgppacket.NewPathAttributeNextHop(netip.IPv4Unspecified()))
+)
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -37,13 +37,9 @@ type router struct {
 	exportMu sync.Mutex
 	// exports is each peer's export policy bookkeeping, by address.
 	exports map[netip.Addr]*peerExport
-	// refs counts, per prefix, the peers whose export has it: the speaker originates
-	// exactly the prefixes some peer exports. Only commit changes it.
-	refs map[netip.Prefix]int
-	// originated are the prefixes whose path is in GoBGP's RIB, with whether the path's
-	// ORIGIN is flipped (see addPaths). After an error it may lag behind refs; the next
-	// change of the same prefix catches up.
-	originated map[netip.Prefix]bool
+	// prefixes holds, per prefix, how many peers export it and whether it is
+	// originated (see prefixState); one map, since it has an entry per route.
+	prefixes map[netip.Prefix]prefixState
 	// resend are prefixes whose export changed for some peer and that still have to be
 	// re-added for that to take effect: kept across a failed AddPath.
 	resend map[netip.Prefix]struct{}
@@ -56,7 +52,7 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 		notify = func() {}
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
-		exports: map[netip.Addr]*peerExport{}, refs: map[netip.Prefix]int{}, originated: map[netip.Prefix]bool{},
+		exports: map[netip.Addr]*peerExport{}, prefixes: map[netip.Prefix]prefixState{},
 		resend: map[netip.Prefix]struct{}{}}
 }
 
