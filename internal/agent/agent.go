@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		// The controller waits for its caches as long as the API server stays away: the
 		// speakers run from the checkpoint meanwhile, and exiting would only stop them.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true), CacheSyncTimeout: cacheSyncTimeout},
-		Cache: cacheOptions(own),
+		Cache:      cacheOptions(own),
 	})
 	if err != nil {
 		return fmt.Errorf("create agent manager: %w", err)
