@@ -46,7 +46,8 @@ func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *net
 		return server.WriteKubeconfig(path, "agent-"+node)
 	})
 	proc := ns.Start("kbgp-agent", bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
-		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081")
+		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
+		"--pprof-bind-address", "127.0.0.1:9082")
 	return &agentProcess{proc: proc, ns: ns}
 }
 
@@ -78,6 +79,21 @@ var (
 func (a *agentProcess) usage() (cpu time.Duration, rss int64) {
 	rss, _, _ = procRSS(a.proc.PID())
 	return procCPU(a.proc.PID()), rss
+}
+
+// heapProfile saves the agent's live heap, after a collection, as
+// $KBGP_BENCH_PROFILE_DIR/name when that is set (read it with `go tool pprof -top`).
+func (a *agentProcess) heapProfile(t *testing.T, name string) {
+	dir := os.Getenv("KBGP_BENCH_PROFILE_DIR")
+	if dir == "" {
+		return
+	}
+	path := filepath.Join(dir, name)
+	if out, err := a.ns.ExecTimeout(time.Minute, "curl", "-sf", "-o", path, "http://127.0.0.1:9082/debug/pprof/heap?gc=1"); err != nil {
+		t.Errorf("agent heap profile: %v: %s", err, out)
+		return
+	}
+	t.Logf("agent heap profile: %s", path)
 }
 
 // profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set, until the

@@ -40,7 +40,8 @@ const (
 // while FRR keeps their sessions shut down; then, one speaker at a time, FRR brings
 // the session up and the benchmark times Established → every prefix accepted, and
 // counts the UPDATEs. Passes alternate between the speakers so that each sees the
-// same machine load; the median of $KBGP_BENCH_PASSES passes is reported.
+// same machine load; the median of $KBGP_BENCH_PASSES passes is reported. With
+// $KBGP_BENCH_BUSY busy loops the passes run with the cores shared.
 func TestB1ColdBulk(t *testing.T) {
 	log.SetLogger(logr.Discard())
 	routes := benchRoutes()
@@ -59,6 +60,7 @@ func TestB1ColdBulk(t *testing.T) {
 	pids := map[string]int{"kbgp": agent.proc.PID(), "bird": bird.Proc.PID(), "gobgp": gobgpd.PID()}
 
 	speakers := []string{"kbgp", "bird", "gobgp"}
+	defer busyLoops()()
 	times := map[string]durations{}
 	lower, cpus, first := map[string]durations{}, map[string]durations{}, map[string]durations{}
 	updates := map[string][]int{}
@@ -148,6 +150,7 @@ func loadKbgp(t *testing.T, server *apiserver.Server, l *peerLab, addrs []netip.
 	mem.load = time.Since(start)
 	waitQuiet(agent)
 	_, mem.with = agent.usage()
+	agent.heapProfile(t, fmt.Sprintf("b1-agent-heap-%d.pb.gz", len(addrs)))
 	_, mem.peak, _ = procRSS(agent.proc.PID())
 	return agent, mem
 }

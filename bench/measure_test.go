@@ -108,3 +108,23 @@ func procCPU(pid int) time.Duration {
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times on Linux.
 const clockTicks = 100
+
+// busyLoops starts $KBGP_BENCH_BUSY goroutines that only spin, so that a scenario
+// runs with its cores shared (load ≈ that number on top of the benchmark's own), and
+// returns what stops them.
+func busyLoops() (stop func()) {
+	n, _ := strconv.Atoi(os.Getenv("KBGP_BENCH_BUSY"))
+	done := make(chan struct{})
+	for range max(n, 0) {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	return func() { close(done) }
+}

@@ -33,6 +33,7 @@ type agentOptions struct {
 	namespace          string
 	metricsAddress     string
 	healthProbeAddress string
+	pprofAddress       string
 	metricsSecure      bool
 	stateDir           string
 	podNetwork         podNetworkOptions
@@ -78,6 +79,7 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
 	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker, and each apply a checkpoint of the applied state (no secret) the next start restores while the API server is unreachable; empty: every start is a fresh one")
 	o.podNetwork.addFlags(f)
+	f.StringVar(&o.pprofAddress, "pprof-bind-address", "", "address of Go's /debug/pprof endpoints, for profiling the agent (heap, CPU); empty: off. Bind it to localhost: it is not authenticated")
 	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics)")
 	return cmd
 }
@@ -100,6 +102,7 @@ func runAgent(o agentOptions) error {
 		Namespace:          o.namespace,
 		MetricsAddress:     o.metricsAddress,
 		HealthProbeAddress: o.healthProbeAddress,
+		PprofAddress:       o.pprofAddress,
 		MetricsSecure:      o.metricsSecure,
 		StateDir:           o.stateDir,
 		PodNetwork:         podNetwork,

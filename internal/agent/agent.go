@@ -46,6 +46,8 @@ type Options struct {
 	// MetricsAddress and HealthProbeAddress are listen addresses; "0" disables.
 	MetricsAddress     string
 	HealthProbeAddress string
+	// PprofAddress serves Go's /debug/pprof; empty: off.
+	PprofAddress string
 	// MetricsSecure serves metrics over HTTPS (a self-signed certificate) to callers the
 	// API server authenticates (TokenReview) and authorises (SubjectAccessReview).
 	MetricsSecure bool
@@ -90,6 +92,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Logger:                 logr.FromSlogHandler(o.Logger.Handler()),
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.HealthProbeAddress,
+		PprofBindAddress:       o.PprofAddress,
 		// Several agents share one process in `kbgp lab` and in tests; each has its
 		// own manager and reconciler.
 		// The controller waits for its caches as long as the API server stays away: the
