@@ -45,7 +45,12 @@ func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *net
 	kubeconfig, _ := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
 		return server.WriteKubeconfig(path, "agent-"+node)
 	})
-	proc := ns.Start("kbgp-agent", bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
+	// $KBGP_BENCH_AGENT_GOGC is the agent's GOGC: its memory against its CPU.
+	var env []string
+	if v := os.Getenv("KBGP_BENCH_AGENT_GOGC"); v != "" {
+		env = append(env, "GOGC="+v)
+	}
+	proc := ns.StartEnv("kbgp-agent", env, bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
 		"--pprof-bind-address", "127.0.0.1:9082")
 	return &agentProcess{proc: proc, ns: ns}

@@ -65,7 +65,13 @@ func (r *router) ApplyExports(ctx context.Context, changes []bgp.PeerExportChang
 			errs = append(errs, fmt.Errorf("peer %s: %w", e.addr, err))
 		}
 	}
-	return errors.Join(append(errs, r.addPaths(ctx, slices.SortedFunc(maps.Keys(r.resend), bgp.ComparePrefix)))...)
+	err := r.addPaths(ctx, slices.SortedFunc(maps.Keys(r.resend), bgp.ComparePrefix))
+	if len(r.resend) == 0 {
+		// A Go map keeps the room it grew to: after a bulk change it would hold
+		// 100 bytes per route for nothing.
+		r.resend = map[netip.Prefix]struct{}{}
+	}
+	return errors.Join(append(errs, err)...)
 }
 
 // editPeer edits one peer's policy (step 2 of ApplyExports) and marks what it must be
