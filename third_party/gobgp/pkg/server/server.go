@@ -1133,8 +1133,8 @@ func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 	}
 	size := sendBatchFirst
 	batch := make([]*table.Path, 0, size)
-	for _, family := range peer.toGlobalFamilies(rfList) {
-		for _, path := range s.getPossibleBest(peer, family) {
+	filter := func(paths []*table.Path) {
+		for _, path := range paths {
 			p := s.filterpath(peer, path, nil)
 			if p == nil {
 				continue
@@ -1146,6 +1146,15 @@ func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 				batch = make([]*table.Path, 0, size)
 			}
 		}
+	}
+	for _, family := range peer.toGlobalFamilies(rfList) {
+		if peer.isAddPathSendEnabled(family) {
+			filter(s.getPossibleBest(peer, family))
+			continue
+		}
+		// The best paths a shard at a time: the first batch need not wait for
+		// the whole table to be listed.
+		peer.localRib.WalkBestPaths(peer.TableID(), peer.AS(), []bgp.Family{family}, filter)
 	}
 	send(append(batch, endOfRIBs(peer, rfList)...))
 }

@@ -726,6 +726,26 @@ func (t *Table) Bests(id string, as uint32) []*Path {
 	return paths
 }
 
+// bestsOfShards calls fn with the best paths of each shard in turn, holding a shard's
+// lock only while listing it (kbgp patch "stream the table").
+func (t *Table) bestsOfShards(id string, as uint32, fn func([]*Path)) {
+	for _, shard := range t.destinations.shards {
+		var paths []*Path
+		shard.mu.RLock()
+		for _, dests := range shard.mp {
+			for _, dest := range dests {
+				if path := dest.GetBestPath(id, as); path != nil {
+					paths = append(paths, path)
+				}
+			}
+		}
+		shard.mu.RUnlock()
+		if len(paths) > 0 {
+			fn(paths)
+		}
+	}
+}
+
 func (t *Table) MultiBests(id string) [][]*Path {
 	paths := make([][]*Path, 0)
 

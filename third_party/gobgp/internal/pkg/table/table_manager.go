@@ -392,6 +392,21 @@ func (manager *TableManager) GetBestPathList(id string, as uint32, rfList []bgp.
 	return paths
 }
 
+// WalkBestPaths calls fn with the best paths GetBestPathList would list, a table shard
+// at a time, so that a caller can send the first ones before all are listed (kbgp
+// patch "stream the table"). No lock is held while fn runs.
+func (manager *TableManager) WalkBestPaths(id string, as uint32, rfList []bgp.Family, fn func([]*Path)) {
+	if SelectionOptions.DisableBestPathSelection {
+		return
+	}
+	manager.mu.RLock()
+	tables := manager.getTables(rfList...)
+	manager.mu.RUnlock()
+	for _, t := range tables {
+		t.bestsOfShards(id, as, fn)
+	}
+}
+
 func (manager *TableManager) GetBestMultiPathList(id string, rfList []bgp.Family) [][]*Path {
 	if !UseMultiplePaths.Enabled || SelectionOptions.DisableBestPathSelection {
 		// Note: If multi path not enabled or best path selection disabled,
