@@ -110,8 +110,9 @@ func kbgpNode(t *testing.T, server *apiserver.Server, l *peerLab) *agentProcess 
 
 // serviceAdvertisement advertises the given address kinds of every Service to the
 // kbgp node's peer.
-// benchRanges allow every address the benchmarks' Services use.
-var benchRanges = []kbgpv1.CIDR{"10.128.0.0/9", "198.18.0.0/15"}
+// benchRanges allow every address the benchmarks' Services use: the bulk routes,
+// B8's pools and the load-balancer IPs of B2 and B3 (lbBlock).
+var benchRanges = []kbgpv1.CIDR{"10.128.0.0/9", "198.18.0.0/15", "100.64.0.0/10"}
 
 func serviceAdvertisement(kinds ...kbgpv1.ServiceAddressType) *kbgpv1.BGPAdvertisement {
 	return &kbgpv1.BGPAdvertisement{
