@@ -1807,10 +1807,13 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 	}
 
 	// kbgp patch "pace updates": UPDATEs that would follow the last ones by less than
-	// updatePacing wait for the rest of that interval, gathering what comes meanwhile.
-	// A change after a quiet spell leaves at once; a burst of changes leaves in one
-	// UPDATE per interval instead of one per change.
+	// the pacing interval wait for the rest of it, gathering what comes meanwhile. A
+	// change after a quiet spell leaves at once; a burst of changes leaves in one round
+	// of UPDATEs per interval instead of one per change. The interval adapts: it
+	// doubles while rounds keep gathering a burst (paceBurst messages or more) and is
+	// back at its shortest after a round that gathered nothing or a quiet spell.
 	var lastUpdates time.Time
+	pacing := updatePacingMin
 	for {
 		select {
 		case <-ctx.Done():
@@ -1821,7 +1824,7 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 				const maxCoalesceMsgs = 2048 // safety cap
 				paths := m.Paths
 				coalescedMsgs := 1
-				if wait := updatePacing - time.Since(lastUpdates); wait > 0 {
+				if wait := pacing - time.Since(lastUpdates); wait > 0 {
 					more, ok := h.gatherOutgoing(ctx, wait)
 					if !ok {
 						return nil
@@ -1830,6 +1833,14 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 						paths = append(paths, m2.Paths...)
 					}
 					coalescedMsgs += len(more)
+					switch {
+					case len(more) >= paceBurst:
+						pacing = min(2*pacing, updatePacingMax)
+					case len(more) == 0:
+						pacing = updatePacingMin
+					}
+				} else {
+					pacing = updatePacingMin
 				}
 				// coalesce queued messages for more efficient UPDATE packing
 				for coalescedMsgs < maxCoalesceMsgs {
@@ -1877,11 +1888,15 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 	}
 }
 
-// updatePacing is the shortest interval between two rounds of UPDATEs of a session
-// (kbgp patch "pace updates"). 20 ms packs a burst of 1,000 changes a second into
-// UPDATEs of 20 prefixes (0.05 UPDATEs per prefix) and delays a change by 20 ms at
-// most.
-const updatePacing = 20 * time.Millisecond
+// The pacing of a session's rounds of UPDATEs (kbgp patch "pace updates"). A change
+// that comes alone, or with a few others (100 a second), waits 20 ms at most. A
+// sustained burst stretches the interval to 80 ms: 1,000 changes a second leave in
+// rounds of 80 prefixes (0.0125 UPDATEs per prefix).
+const (
+	updatePacingMin = 20 * time.Millisecond
+	updatePacingMax = 80 * time.Millisecond
+	paceBurst       = 8
+)
 
 // gatherOutgoing collects the session's outgoing messages for wait (kbgp patch "pace
 // updates"). ok is false when the session ends meanwhile or something other than
