@@ -99,6 +99,38 @@ func (c *capture) stop(t *testing.T, speaker netip.Addr) wireTimes {
 	return w
 }
 
+// announced stops the capture and returns when each prefix was first announced by
+// speaker, over every connection captured.
+func (c *capture) announced(t *testing.T, speaker netip.Addr) map[netip.Prefix]time.Time {
+	t.Helper()
+	if err := c.proc.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(c.path)
+	flows, err := readFlows(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[netip.Prefix]time.Time{}
+	for _, f := range flows {
+		for _, m := range f.half(speaker, true).messages(t) {
+			if !m.Announces() {
+				continue
+			}
+			ps, err := kbgpgobgp.UpdatePrefixes(m.raw)
+			if err != nil {
+				t.Logf("capture: UPDATE at byte %d: %v", m.Offset, err)
+			}
+			for _, p := range ps {
+				if _, ok := out[p]; !ok {
+					out[p] = m.at
+				}
+			}
+		}
+	}
+	return out
+}
+
 // tcpFlow is one TCP connection, both directions, keyed by the speaker-side address
 // and port.
 type tcpFlow struct {
@@ -124,10 +156,13 @@ func (f *tcpFlow) half(speaker netip.Addr, fromSpeaker bool) *tcpHalf {
 }
 
 // tcpHalf is one direction's segments, by sequence number, with the time each was
-// captured.
+// captured. Without the SYN (a capture started on a running session) the first
+// segment captured is taken as the start of the stream: B2 starts its captures while
+// the session is quiet, so that segment begins a message.
 type tcpHalf struct {
 	src      netip.Addr
 	isn      uint32
+	synSeen  bool
 	segments []segment
 }
 
@@ -145,10 +180,12 @@ func (h *tcpHalf) size() int {
 	return n
 }
 
-// timedMessage is a BGP message and the capture time of the segment it starts in.
+// timedMessage is a BGP message, its bytes and the capture time of the segment it
+// starts in.
 type timedMessage struct {
 	kbgpgobgp.WireMessage
-	at time.Time
+	raw []byte
+	at  time.Time
 }
 
 // messages reassembles the stream (retransmitted bytes are kept once) and splits it
@@ -175,7 +212,7 @@ func (h *tcpHalf) messages(t *testing.T) []timedMessage {
 		if !found {
 			j--
 		}
-		out[i] = timedMessage{WireMessage: m, at: starts[j].at}
+		out[i] = timedMessage{WireMessage: m, raw: stream[m.Offset : m.Offset+m.Len], at: starts[j].at}
 	}
 	return out
 }
@@ -219,8 +256,11 @@ func readFlows(path string) (map[string]*tcpFlow, error) {
 			flow.halves[lower] = h
 		}
 		if tcp.SYN {
-			h.isn = tcp.Seq
+			h.isn, h.synSeen = tcp.Seq, true
 			continue
+		}
+		if !h.synSeen && len(h.segments) == 0 && len(tcp.Payload) > 0 {
+			h.isn, h.synSeen = tcp.Seq-1, true
 		}
 		if len(tcp.Payload) > 0 {
 			h.segments = append(h.segments, segment{offset: tcp.Seq - h.isn - 1, payload: slices.Clone(tcp.Payload), at: ci.Timestamp})

@@ -2,6 +2,7 @@ package gobgp
 
 import (
 	"fmt"
+	"net/netip"
 
 	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
@@ -43,6 +44,36 @@ func SplitMessages(stream []byte) ([]WireMessage, error) {
 		}
 		out = append(out, WireMessage{Offset: off, Type: h.Type, Len: int(h.Len)})
 		off += int(h.Len)
+	}
+	return out, nil
+}
+
+// UpdatePrefixes returns the prefixes an UPDATE message (header included, as
+// SplitMessages delimits it) announces, IPv4 and MP_REACH_NLRI alike, parsed by
+// GoBGP's decoder. Sessions without ADD-PATH only: a path identifier would be read
+// as a prefix.
+func UpdatePrefixes(msg []byte) ([]netip.Prefix, error) {
+	m, err := gobgppacket.ParseBGPMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	u, ok := m.Body.(*gobgppacket.BGPUpdate)
+	if !ok {
+		return nil, fmt.Errorf("message type %d is no UPDATE", m.Header.Type)
+	}
+	nlri := u.NLRI
+	for _, a := range u.PathAttributes {
+		if mp, ok := a.(*gobgppacket.PathAttributeMpReachNLRI); ok {
+			nlri = append(nlri, mp.Value...)
+		}
+	}
+	out := make([]netip.Prefix, 0, len(nlri))
+	for _, n := range nlri {
+		p, err := netip.ParsePrefix(n.NLRI.String())
+		if err != nil {
+			return out, fmt.Errorf("NLRI %s: %w", n.NLRI, err)
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package gobgp_test
 
 import (
 	"bytes"
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -34,6 +35,15 @@ func TestSplitMessages(t *testing.T) {
 	if !got[1].Announces() || got[2].Announces() || got[0].Announces() {
 		t.Fatalf("Announces: want only the UPDATE with a prefix, not the End-of-RIB or the KEEPALIVE")
 	}
+	if ps, err := gobgp.UpdatePrefixes(update); err != nil || !slices.Equal(ps, []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}) {
+		t.Fatalf("UpdatePrefixes = %v, %v; want [10.0.0.1/32]", ps, err)
+	}
+	if ps, err := gobgp.UpdatePrefixes(eor); err != nil || len(ps) != 0 {
+		t.Fatalf("UpdatePrefixes of an End-of-RIB = %v, %v; want none", ps, err)
+	}
+	if _, err := gobgp.UpdatePrefixes(keepalive); err == nil {
+		t.Fatal("UpdatePrefixes of a KEEPALIVE: want an error")
+	}
 	bad := slices.Concat(keepalive, bytes.Repeat([]byte{0}, 19))
 	if got, err := gobgp.SplitMessages(bad); err == nil || len(got) != 1 {
 		t.Fatalf("SplitMessages of a stream out of sync = %v, %v; want the first message and an error", got, err)
@@ -41,7 +51,7 @@ func TestSplitMessages(t *testing.T) {
 }
 
 // FuzzSplitMessages: whatever the bytes, the messages found lie inside the stream,
-// one after the other.
+// one after the other, and reading the prefixes of each never panics.
 func FuzzSplitMessages(f *testing.F) {
 	f.Add(wireMessage(gobgp.WireKeepalive))
 	f.Add(append(wireMessage(gobgp.WireUpdate, 0, 0, 0, 0), 0xff, 0xff))
@@ -53,6 +63,7 @@ func FuzzSplitMessages(f *testing.F) {
 				t.Fatalf("message %+v out of place (next at %d, stream %d bytes)", m, next, len(stream))
 			}
 			next += m.Len
+			_, _ = gobgp.UpdatePrefixes(stream[m.Offset : m.Offset+m.Len])
 		}
 	})
 }
