@@ -55,13 +55,13 @@ func b2Steps() []b2Step {
 
 // b2Result is one measured step.
 type b2Result struct {
-	size     int
-	step     b2Step
-	latency  durations // API call start → first FRR poll holding the prefix
+	size    int
+	step    b2Step
+	latency durations // API call start → first FRR poll holding the prefix
 	// wire is API call start → the UPDATE announcing the prefix on FRR's interface
 	// (packet capture): kbgp's share of latency, without FRR's processing and polling.
 	wire     durations
-	missing  int       // changes never seen at FRR within the wait
+	missing  int // changes never seen at FRR within the wait
 	achieved float64
 	calls    durations
 	updates  int
