@@ -33,9 +33,11 @@ type capture struct {
 func startCapture(t *testing.T, ns *netlab.Namespace, ifname string) *capture {
 	t.Helper()
 	path := filepath.Join(ns.Lab().Dir(), fmt.Sprintf("%s-%d.pcap", ifname, time.Now().UnixNano()))
-	// -U writes each packet as it comes, -B gives the kernel buffer room for bursts
-	// of 64 KiB UPDATEs, and the filter keeps only BGP.
-	proc := ns.Start("tcpdump-"+ifname, "tcpdump", "-i", ifname, "-w", path, "-U", "-n", "-s", "0", "-B", "32768", "tcp port 179")
+	// --immediate-mode hands tcpdump each packet as it comes (without it the kernel
+	// hands over blocks of packets, and the last block is lost when tcpdump is
+	// stopped), -U writes each packet as it comes, -B gives the kernel buffer room for
+	// bursts of 64 KiB UPDATEs, and the filter keeps only BGP.
+	proc := ns.Start("tcpdump-"+ifname, "tcpdump", "-i", ifname, "-w", path, "--immediate-mode", "-U", "-n", "-s", "0", "-B", "32768", "tcp port 179")
 	netlab.WaitFor(t, 10*time.Second, 20*time.Millisecond, func() (bool, string) {
 		return strings.Contains(proc.Log(), "listening on"), "tcpdump listening: " + proc.Log()
 	})
