@@ -35,7 +35,7 @@ func TestHelpNamesEverySubcommand(t *testing.T) {
 func TestFlagsOfTheContract(t *testing.T) {
 	for sub, flags := range map[string][]string{
 		"operator": {"--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--leader-elect"},
-		"agent":    {"--kubeconfig", "--node-name", "--namespace", "--metrics-bind-address", "--health-probe-bind-address"},
+		"agent":    {"--kubeconfig", "--node-name", "--namespace", "--metrics-bind-address", "--health-probe-bind-address", "--pprof-bind-address"},
 		"lab":      {"--once", "--router", "--timeout", "--dir"},
 	} {
 		out, err := run(t, sub, "--help")

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // TestStripService: the cached Service keeps its addresses and its own annotations,
@@ -28,5 +30,28 @@ func TestStripService(t *testing.T) {
 	}
 	if got.Annotations["kbgp.io/keep"] != "yes" || len(got.Spec.ExternalIPs) != 1 {
 		t.Fatalf("lost what the agent reads: %+v", got)
+	}
+}
+
+// TestCacheOptionsStripTheCaches: the manager's cache options apply stripService to
+// Services and strip managedFields from every other object.
+func TestCacheOptionsStripTheCaches(t *testing.T) {
+	opts := cacheOptions(fields.OneTermEqualSelector("metadata.name", "n1"))
+	var serviceTransform toolscache.TransformFunc
+	for obj, by := range opts.ByObject {
+		if _, ok := obj.(*corev1.Service); ok {
+			serviceTransform = by.Transform
+		}
+	}
+	if serviceTransform == nil || opts.DefaultTransform == nil {
+		t.Fatalf("cache options without the transforms: Service %v, default %v", serviceTransform != nil, opts.DefaultTransform != nil)
+	}
+	svc, err := serviceTransform(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{lastAppliedAnnotation: "{}"}}})
+	if err != nil || svc.(*corev1.Service).Annotations[lastAppliedAnnotation] != "" {
+		t.Fatalf("the Services' transform kept the last-applied copy: %v", err)
+	}
+	node, err := opts.DefaultTransform(&corev1.Node{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}}})
+	if err != nil || node.(*corev1.Node).ManagedFields != nil {
+		t.Fatalf("the default transform kept managedFields: %v", err)
 	}
 }
