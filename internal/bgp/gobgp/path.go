@@ -105,8 +105,10 @@ func toAPIPath(prefix netip.Prefix, flipped, withdraw bool) (*apiutil.Path, erro
 
 // The attributes every originated IPv4 path carries, shared by all of them: GoBGP
 // replaces a path's attribute rather than changing it (policy actions, next-hop-self),
-// so 100,000 paths need not hold 100,000 equal copies. An IPv6 path's MP_REACH_NLRI
-// holds its prefix and cannot be shared.
+// so 100,000 paths need not hold 100,000 equal ORIGINs. (GoBGP gives each path a
+// NEXT_HOP of its own all the same, so sharing that one saves nothing; the heap
+// profiles in bench/RESULTS.md show it.) An IPv6 path's MP_REACH_NLRI holds its prefix
+// and cannot be shared.
 var (
 	originIGP            = gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP)
 	originIncomplete     = gobgppacket.NewPathAttributeOrigin(gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE)

@@ -17,7 +17,6 @@ type WireMessage struct {
 
 // Message types of WireMessage.Type.
 const (
-	WireOpen      = gobgppacket.BGP_MSG_OPEN
 	WireUpdate    = gobgppacket.BGP_MSG_UPDATE
 	WireKeepalive = gobgppacket.BGP_MSG_KEEPALIVE
 )
