@@ -84,6 +84,17 @@ func parseConfig(stdin []byte) (*Config, error) {
 	return conf, nil
 }
 
+// readArgs parses the plugin's configuration and reads its gateways (gatewaysNow): what
+// ADD and CHECK both start from.
+func (p *Plugin) readArgs(args *skel.CmdArgs) (*Config, []Gateway, error) {
+	conf, err := parseConfig(args.StdinData)
+	if err != nil {
+		return nil, nil, err
+	}
+	gws, err := p.gatewaysNow(conf)
+	return conf, gws, err
+}
+
 // gatewaysNow reads the gateways of the config's prevResult and sets their bridge MAC to
 // the one the kernel reports for the bridge now; a bridge missing from the plugin's
 // network namespace is an error.
@@ -131,11 +142,7 @@ func (p *Plugin) gatewaysNow(conf *Config) ([]Gateway, error) {
 // Add ensures the dedup rules for each gateway of the previous result, records the
 // gateways in the state dir and prints the previous result unchanged.
 func (p *Plugin) Add(args *skel.CmdArgs) error {
-	conf, err := parseConfig(args.StdinData)
-	if err != nil {
-		return err
-	}
-	gws, err := p.gatewaysNow(conf)
+	conf, gws, err := p.readArgs(args)
 	if err != nil {
 		return err
 	}
@@ -199,11 +206,7 @@ func (p *Plugin) ensure(stateDir string, gws []Gateway) error {
 // Check fails unless the dedup rules for each gateway of the previous result are in
 // place for the bridge's current MAC, with the jump from OUTPUT.
 func (p *Plugin) Check(args *skel.CmdArgs) error {
-	conf, err := parseConfig(args.StdinData)
-	if err != nil {
-		return err
-	}
-	gws, err := p.gatewaysNow(conf)
+	_, gws, err := p.readArgs(args)
 	if err != nil {
 		return err
 	}
