@@ -63,23 +63,11 @@ func TestBFD(t *testing.T) {
 		}
 
 		since := silence(t, router.Namespace(), "to-node")
-		took := frrLeavesEstablished(t, router, since, 3*time.Second)
-		n, _ := router.Neighbor(bfdNodeAddr)
-		t.Logf("FRR left Established %v after the link went silent (hold time %v; FRR: last reset %q, notification %q)",
-			took.Round(time.Millisecond), bfdHoldTime, n.LastResetDueTo, n.LastNotificationReason)
-		if !strings.Contains(n.LastNotificationReason, "BFD") {
-			t.Errorf("FRR closed the session with notification %q, want Cease/BFD Down", n.LastNotificationReason)
-		}
+		frrCloses(t, router, since, 3*time.Second, "BFD", "with BFD")
 
 		// The agent's side: GoBGP's BFD session expires (it logs when, to the
 		// millisecond) and it closes the BGP session, long before its hold timer.
-		var agentTook time.Duration
-		netlab.WaitFor(t, 3*time.Second, 100*time.Millisecond, func() (bool, string) {
-			var ok bool
-			agentTook, ok = agentLogged(t, agent, since, "Expired", "bfd")
-			return ok, "the agent logged no BFD expiry since the silence"
-		})
-		t.Logf("the agent's BFD session expired %v after the link went silent", agentTook.Round(time.Millisecond))
+		agentTook := waitAgentLogged(t, agent, since, 3*time.Second, "Expired", "bfd", "the agent's BFD session expired")
 		if agentTook > 3*time.Second {
 			t.Errorf("the agent's BFD session expired %v after the silence, want within 3 s", agentTook)
 		}
@@ -122,20 +110,8 @@ func TestBFD(t *testing.T) {
 			st.BGPInstances[0].Peers[0].PeeringState != kbgpv1.PeeringStateEstablished {
 			t.Errorf("4 s after the silence the agent's status no longer shows the session Established: %+v", st.BGPInstances)
 		}
-		took := frrLeavesEstablished(t, router, since, bfdHoldTime+3*time.Second)
-		n, _ := router.Neighbor(bfdNodeAddr)
-		t.Logf("without BFD FRR left Established %v after the link went silent (hold time %v; FRR: last reset %q, notification %q)",
-			took.Round(time.Millisecond), bfdHoldTime, n.LastResetDueTo, n.LastNotificationReason)
-		if !strings.Contains(n.LastNotificationReason, "Hold Timer") {
-			t.Errorf("FRR closed the session with notification %q, want Hold Timer Expired", n.LastNotificationReason)
-		}
-		var agentTook time.Duration
-		netlab.WaitFor(t, 5*time.Second, 100*time.Millisecond, func() (bool, string) {
-			var ok bool
-			agentTook, ok = agentLogged(t, agent, since, "hold timer expired", "")
-			return ok, "the agent logged no hold timer expiry since the silence"
-		})
-		t.Logf("without BFD the agent's hold timer expired %v after the link went silent", agentTook.Round(time.Millisecond))
+		frrCloses(t, router, since, bfdHoldTime+3*time.Second, "Hold Timer", "without BFD")
+		agentTook := waitAgentLogged(t, agent, since, 5*time.Second, "hold timer expired", "", "without BFD the agent's hold timer expired")
 		if agentTook < 4*time.Second {
 			t.Errorf("the agent's hold timer expired only %v after the silence", agentTook)
 		}
@@ -220,6 +196,33 @@ func frrLeavesEstablished(t *testing.T, f *netlab.FRR, since time.Time, limit ti
 	}
 	t.Fatalf("FRR's neighbor %s still %s %v after the link went silent, want down within %v", bfdNodeAddr, state, time.Since(since).Round(time.Millisecond), limit)
 	return 0
+}
+
+// frrCloses waits (at most limit) until FRR leaves Established after the silence that
+// began at since, and checks that its notification names want.
+func frrCloses(t *testing.T, router *netlab.FRR, since time.Time, limit time.Duration, want, label string) {
+	t.Helper()
+	took := frrLeavesEstablished(t, router, since, limit)
+	n, _ := router.Neighbor(bfdNodeAddr)
+	t.Logf("%s FRR left Established %v after the link went silent (hold time %v; FRR: last reset %q, notification %q)",
+		label, took.Round(time.Millisecond), bfdHoldTime, n.LastResetDueTo, n.LastNotificationReason)
+	if !strings.Contains(n.LastNotificationReason, want) {
+		t.Errorf("%s FRR closed the session with notification %q, want one naming %q", label, n.LastNotificationReason, want)
+	}
+}
+
+// waitAgentLogged waits (at most timeout) until the agent logs msg (of topic, if set)
+// after since, and returns how long after since it did.
+func waitAgentLogged(t *testing.T, agent *agentProcess, since time.Time, timeout time.Duration, msg, topic, what string) time.Duration {
+	t.Helper()
+	var took time.Duration
+	netlab.WaitFor(t, timeout, 100*time.Millisecond, func() (bool, string) {
+		var ok bool
+		took, ok = agentLogged(t, agent, since, msg, topic)
+		return ok, fmt.Sprintf("the agent logged no %q since the silence", msg)
+	})
+	t.Logf("%s %v after the link went silent", what, took.Round(time.Millisecond))
+	return took
 }
 
 // waitPeerStatus waits until the node status of bfdTopology's peer satisfies cond.
