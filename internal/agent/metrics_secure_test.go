@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -27,12 +26,7 @@ func TestSecureMetricsNeedAnAuthorisedCaller(t *testing.T) {
 	ctx := context.Background()
 	const node = "secure-metrics"
 	create(t, testNode(node), nodeConfig(node))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeLoopbackAddr(t)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {

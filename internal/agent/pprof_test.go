@@ -14,18 +14,25 @@ import (
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 )
 
+// freeLoopbackAddr is a loopback address with a port free at the time of the call, for
+// an endpoint of the agent under test.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 // TestPprofServesWhenAsked: with PprofAddress (--pprof-bind-address) the agent serves
 // Go's heap profile there, which the benchmarks read.
 func TestPprofServesWhenAsked(t *testing.T) {
 	ensureNamespace(t)
 	const node = "pprof"
 	create(t, testNode(node), nodeConfig(node))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeLoopbackAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
