@@ -1,4 +1,5 @@
-# kbgp — the two commands a newcomer needs are `make lab` and `make test`.
+# kbgp — the two commands a newcomer needs are `make lab` and `make test`; `make cluster`
+# is the optional third: a real cluster on this machine (needs root).
 
 GO             ?= go
 CONTROLLER_GEN := $(GO) tool controller-gen
@@ -49,6 +50,19 @@ bench: ## Slow benchmarks against the anchors of performance.md (not in CI).
 .PHONY: lab
 lab: build ## Run the whole system on this machine (kbgp lab); Ctrl-C stops it.
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh --lab)" $(BIN)/kbgp lab
+
+.PHONY: cluster
+cluster: ## A real 3-node cluster with kbgp from config/cluster-lab (root); Ctrl-C removes it.
+	$(GO) build -o $(BIN)/kbgp-cluster ./test/cluster/cmd/kbgp-cluster
+	$(BIN)/kbgp-cluster --repo . --assets "$$(hack/test-deps.sh --cluster)"
+
+.PHONY: cluster-up
+cluster-up: ## make cluster in the background; prints KUBECONFIG, ROUTER_NETNS, ROUTER_VTYSH, CLIENT_NETNS.
+	hack/cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop what make cluster-up started and remove everything it made.
+	hack/cluster.sh down
 
 .PHONY: help
 help:

@@ -23,6 +23,7 @@ for pkg in $($go list ./...); do
 	fi
 done
 
-$go test -race -count=1 "${race_pkgs[@]}"
+# test/cluster brings a whole cluster up (several minutes): 30 minutes per package.
+$go test -race -count=1 -timeout 30m "${race_pkgs[@]}"
 echo "go-test: without -race (in-process GoBGP speakers): ${speaker_pkgs[*]}"
-$go test -count=1 "${speaker_pkgs[@]}"
+$go test -count=1 -timeout 30m "${speaker_pkgs[@]}"

@@ -8,14 +8,16 @@
 #
 # Usage: hack/test-deps.sh            # everything, last line of stdout = assets dir
 #        hack/test-deps.sh --no-apt   # only the envtest assets
-#        hack/test-deps.sh --lab      # what `kbgp lab` needs: etcd-server and the assets
+#        hack/test-deps.sh --lab      # what `kbgp lab` needs: etcd-server and kube-apiserver
+#        hack/test-deps.sh --cluster  # what `make cluster` needs (the same as make test)
 set -euo pipefail
 
 K8S_VERSION="${KBGP_K8S_VERSION:-v1.34.4}"
 CACHE_DIR="${KBGP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kbgp}"
 ASSETS_DIR="$CACHE_DIR/envtest-$K8S_VERSION"
 # tcpdump: the benchmarks time UPDATEs from a packet capture (bench/capture_test.go).
-APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins tcpdump)
+# containerd, runc and conntrack: the nodes of test/cluster (make cluster).
+APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins tcpdump containerd runc conntrack)
 
 log() { echo "test-deps: $*" >&2; }
 
@@ -38,34 +40,10 @@ install_packages() {
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# build_k8s_binaries builds the control-plane binaries from a throw-away module that
-# requires k8s.io/kubernetes and replaces every ./staging module with its
-# published k8s.io/<name> v0.Y.Z twin.
-build_k8s_binaries() {
-	if [ -x "$ASSETS_DIR/kube-apiserver" ] && [ -x "$ASSETS_DIR/kube-controller-manager" ] && [ -x "$ASSETS_DIR/kubectl" ]; then
-		log "envtest assets cached in $ASSETS_DIR"
-		return
-	fi
-	local start work staging_version gomod
-	start=$(date +%s)
-	staging_version="v0${K8S_VERSION#v1}"
-	work="$(mktemp -d)"
-	# A RETURN trap stays set after the function returns; it clears itself so it does not
-	# fire again (with $work unset) when the caller returns.
-	trap 'rm -rf -- "${work:-}"; trap - RETURN' RETURN
-	mkdir -p "$ASSETS_DIR" "$work/kube-apiserver" "$work/kube-controller-manager" "$work/kubectl"
-	log "building kube-apiserver, kube-controller-manager and kubectl $K8S_VERSION (first time: several minutes)"
-	(
-		cd "$work"
-		go mod init kbgp.io/envtest-assets >/dev/null 2>&1
-		gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')"
-		{
-			echo "require k8s.io/kubernetes $K8S_VERSION"
-			grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" |
-				awk -v v="$staging_version" '{print "replace " $1 " => " $1 " " v}'
-		} >>go.mod
-		cat >kube-apiserver/main.go <<'GO'
-package main
+# main_go prints the main package of one Kubernetes binary.
+main_go() {
+	case "$1" in
+	kube-apiserver) echo 'package main
 
 import (
 	"os"
@@ -74,10 +52,8 @@ import (
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 )
 
-func main() { os.Exit(cli.Run(app.NewAPIServerCommand())) }
-GO
-		cat >kube-controller-manager/main.go <<'GO'
-package main
+func main() { os.Exit(cli.Run(app.NewAPIServerCommand())) }' ;;
+	kube-controller-manager) echo 'package main
 
 import (
 	"os"
@@ -86,10 +62,39 @@ import (
 	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
 )
 
-func main() { os.Exit(cli.Run(app.NewControllerManagerCommand())) }
-GO
-		cat >kubectl/main.go <<'GO'
-package main
+func main() { os.Exit(cli.Run(app.NewControllerManagerCommand())) }' ;;
+	kube-scheduler) echo 'package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+)
+
+func main() { os.Exit(cli.Run(app.NewSchedulerCommand())) }' ;;
+	kube-proxy) echo 'package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-proxy/app"
+)
+
+func main() { os.Exit(cli.Run(app.NewProxyCommand())) }' ;;
+	kubelet) echo 'package main
+
+import (
+	"context"
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kubelet/app"
+)
+
+func main() { os.Exit(cli.Run(app.NewKubeletCommand(context.Background()))) }' ;;
+	kubectl) echo 'package main
 
 import (
 	"k8s.io/component-base/cli"
@@ -102,15 +107,54 @@ func main() {
 	if err := cli.RunNoErrOutput(command); err != nil {
 		util.CheckErr(err)
 	}
+}' ;;
+	esac
 }
-GO
+
+# build_k8s_binaries builds the Kubernetes binaries named as arguments that are not yet
+# cached, all in one `go build` so the packages they share compile once, from a
+# throw-away module that requires k8s.io/kubernetes and replaces every ./staging module
+# with its published k8s.io/<name> v0.Y.Z twin.
+build_k8s_binaries() {
+	local missing=() b
+	for b in "$@"; do
+		[ -x "$ASSETS_DIR/$b" ] || missing+=("$b")
+	done
+	if [ "${#missing[@]}" -eq 0 ]; then
+		log "Kubernetes binaries cached in $ASSETS_DIR"
+		return
+	fi
+	local start work staging_version gomod
+	start=$(date +%s)
+	staging_version="v0${K8S_VERSION#v1}"
+	work="$(mktemp -d)"
+	# A RETURN trap stays set after the function returns; it clears itself so it does not
+	# fire again (with $work unset) when the caller returns.
+	trap 'rm -rf -- "${work:-}"; trap - RETURN' RETURN
+	mkdir -p "$ASSETS_DIR" "$work/out"
+	log "building ${missing[*]} $K8S_VERSION in one go build (first time: several minutes)"
+	(
+		cd "$work"
+		go mod init kbgp.io/envtest-assets >/dev/null 2>&1
+		gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')"
+		{
+			echo "require k8s.io/kubernetes $K8S_VERSION"
+			grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" |
+				awk -v v="$staging_version" '{print "replace " $1 " => " $1 " " v}'
+		} >>go.mod
+		for b in "${missing[@]}"; do
+			mkdir -p "$b"
+			main_go "$b" >"$b/main.go"
+		done
 		GOFLAGS=-mod=mod go mod tidy >&2
-		for b in kube-apiserver kube-controller-manager kubectl; do
-			CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$ASSETS_DIR/$b.tmp" "./$b" >&2
-			mv "$ASSETS_DIR/$b.tmp" "$ASSETS_DIR/$b"
+		# The version the binaries report (kubectl version, the Nodes' kubeletVersion);
+		# without it they say v0.0.0-master.
+		CGO_ENABLED=0 go build -trimpath -ldflags="-s -X k8s.io/component-base/version.gitVersion=$K8S_VERSION" -o out/ $(printf './%s ' "${missing[@]}") >&2
+		for b in "${missing[@]}"; do
+			mv "out/$b" "$ASSETS_DIR/$b"
 		done
 	)
-	log "built envtest assets in $(($(date +%s) - start))s"
+	log "built ${missing[*]} in $(($(date +%s) - start))s"
 }
 
 link_etcd() {
@@ -125,15 +169,20 @@ link_etcd() {
 }
 
 main() {
+	# make test runs test/cluster, so it needs every binary a cluster node runs.
+	local binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
 	case "${1:-}" in
 	--no-apt) ;;
+	--cluster) install_packages ;;
 	--lab)
+		# kbgp lab runs only the API server (envtest) and etcd.
 		APT_PACKAGES=(etcd-server)
+		binaries=(kube-apiserver)
 		install_packages
 		;;
 	*) install_packages ;;
 	esac
-	build_k8s_binaries
+	build_k8s_binaries "${binaries[@]}"
 	link_etcd
 	echo "$ASSETS_DIR"
 }

@@ -1,3 +1,5 @@
+//go:build !nolab
+
 package main
 
 import (
@@ -9,6 +11,9 @@ import (
 
 	"kbgp.io/kbgp/internal/lab"
 )
+
+// labCommands is `kbgp lab`, in every build but the image's (-tags nolab).
+func labCommands() []*cobra.Command { return []*cobra.Command{newLabCommand()} }
 
 func newLabCommand() *cobra.Command {
 	o := lab.Options{Out: os.Stdout}

@@ -1,5 +1,7 @@
 // Command kbgp is kbgp's single binary: the operator, the per-node agent, the
-// embedded lab and the version, as subcommands.
+// embedded lab and the version, as subcommands. The image's binary is built with
+// -tags nolab (Dockerfile): it leaves the lab out, and with it envtest, whose
+// package init writes a cache directory that a read-only root filesystem refuses.
 package main
 
 import (
@@ -32,6 +34,7 @@ for it and reports what it is doing in that object's status.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newLabCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newVersionCommand())
+	root.AddCommand(labCommands()...)
 	return root
 }

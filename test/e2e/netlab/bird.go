@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -229,13 +228,13 @@ func parseBIRDProtocol(name, out string) (BIRDProtocol, error) {
 }
 
 // WaitEstablished waits until BGP protocol name is Established.
-func (b *BIRD) WaitEstablished(t testing.TB, protocol string, timeout time.Duration) BIRDProtocol {
+func (b *BIRD) WaitEstablished(t TB, protocol string, timeout time.Duration) BIRDProtocol {
 	t.Helper()
 	return b.WaitProtocol(t, protocol, timeout, func(p BIRDProtocol) bool { return p.BGPState == "Established" })
 }
 
 // WaitProtocol waits until cond accepts protocol name's state.
-func (b *BIRD) WaitProtocol(t testing.TB, protocol string, timeout time.Duration, cond func(BIRDProtocol) bool) BIRDProtocol {
+func (b *BIRD) WaitProtocol(t TB, protocol string, timeout time.Duration, cond func(BIRDProtocol) bool) BIRDProtocol {
 	t.Helper()
 	var last BIRDProtocol
 	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {
@@ -405,7 +404,7 @@ func parseBIRDRoutes(out string) map[string]BIRDRoute {
 
 // WaitRoute waits until prefix is in table (see Routes) and cond (nil:
 // a primary route) accepts it.
-func (b *BIRD) WaitRoute(t testing.TB, table, prefix string, timeout time.Duration, cond func(BIRDRoute) bool) BIRDRoute {
+func (b *BIRD) WaitRoute(t TB, table, prefix string, timeout time.Duration, cond func(BIRDRoute) bool) BIRDRoute {
 	t.Helper()
 	if cond == nil {
 		cond = func(r BIRDRoute) bool { return r.Primary }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"kbgp.io/kbgp/internal/frr"
@@ -262,7 +261,7 @@ func (f *FRR) diagnostics() string {
 
 // WaitNeighborState waits until neighbor addr is in state (FRR's names:
 // "Idle", "Connect", "Active", "OpenSent", "OpenConfirm", "Established").
-func (f *FRR) WaitNeighborState(t testing.TB, addr, state string, timeout time.Duration) frr.Neighbor {
+func (f *FRR) WaitNeighborState(t TB, addr, state string, timeout time.Duration) frr.Neighbor {
 	t.Helper()
 	var last frr.Neighbor
 	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {
@@ -281,7 +280,7 @@ func (f *FRR) WaitNeighborState(t testing.TB, addr, state string, timeout time.D
 // nil cond waits for a valid best path (FRR selects best paths
 // asynchronously, so a freshly received path may briefly be in the table
 // without being best).
-func (f *FRR) WaitRoute(t testing.TB, afi, prefix string, timeout time.Duration, cond func(frr.Route) bool) frr.Route {
+func (f *FRR) WaitRoute(t TB, afi, prefix string, timeout time.Duration, cond func(frr.Route) bool) frr.Route {
 	t.Helper()
 	var got frr.Route
 	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {

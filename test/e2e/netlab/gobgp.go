@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -185,14 +184,14 @@ func (g *GoBGPD) Neighbors() (map[string]GoBGPNeighbor, error) {
 
 // WaitEstablished waits until the session with neighbor addr is
 // ESTABLISHED.
-func (g *GoBGPD) WaitEstablished(t testing.TB, addr string, timeout time.Duration) GoBGPNeighbor {
+func (g *GoBGPD) WaitEstablished(t TB, addr string, timeout time.Duration) GoBGPNeighbor {
 	t.Helper()
 	return g.WaitNeighborState(t, addr, "ESTABLISHED", timeout)
 }
 
 // WaitNeighborState waits until neighbor addr is in state (see
 // GoBGPNeighbor.State).
-func (g *GoBGPD) WaitNeighborState(t testing.TB, addr, state string, timeout time.Duration) GoBGPNeighbor {
+func (g *GoBGPD) WaitNeighborState(t TB, addr, state string, timeout time.Duration) GoBGPNeighbor {
 	t.Helper()
 	var last GoBGPNeighbor
 	WaitFor(t, timeout, 200*time.Millisecond, func() (bool, string) {

@@ -27,6 +27,9 @@ func (ns *Namespace) Lab() *Lab { return ns.lab }
 // String returns the namespace name.
 func (ns *Namespace) String() string { return ns.Name }
 
+// Path is the namespace's file, for nsenter --net and setns.
+func (ns *Namespace) Path() string { return "/var/run/netns/" + ns.Name }
+
 // Exec runs a short-lived command inside the namespace ("ip netns exec
 // NAME args...") with DefaultCommandTimeout and returns its combined output.
 func (ns *Namespace) Exec(args ...string) (string, error) {

@@ -31,7 +31,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -65,10 +64,22 @@ func NamespacePrefix() string {
 	return fmt.Sprintf("kbgp-%d-", os.Getpid())
 }
 
+// TB is what a Lab needs of its owner: a test's testing.TB, or a command that
+// runs a topology outside `go test` (test/cluster's kbgp-cluster, behind
+// `make cluster`), whose Fatalf tears everything down and exits.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Failed() bool
+	Cleanup(func())
+}
+
 // Lab is one topology: a set of namespaces, links, processes and relays that
 // are torn down together when the test ends.
 type Lab struct {
-	t      testing.TB
+	t      TB
 	dir    string
 	prefix string
 
@@ -96,7 +107,7 @@ type diagnostic struct {
 // runs as user frr) can read their configuration. It is removed on teardown
 // unless the environment variable KBGP_NETLAB_KEEP is set to a non-empty
 // value.
-func New(t testing.TB) *Lab {
+func New(t TB) *Lab {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatalf("netlab: must run as root (euid=%d): network namespaces and BGP daemons need CAP_NET_ADMIN/CAP_SYS_ADMIN", os.Geteuid())
@@ -143,7 +154,7 @@ func (l *Lab) Dir() string { return l.dir }
 func (l *Lab) Prefix() string { return l.prefix }
 
 // T returns the test the lab belongs to.
-func (l *Lab) T() testing.TB { return l.t }
+func (l *Lab) T() TB { return l.t }
 
 // Namespaces returns the namespaces created so far.
 func (l *Lab) Namespaces() []*Namespace {
@@ -292,7 +303,7 @@ func (l *Lab) teardown() {
 	}
 }
 
-// teardownQuiet tears down without using the testing.TB (used from the
+// teardownQuiet tears down without using the TB (used from the
 // deadline timer, where the test may be in any state).
 func (l *Lab) teardownQuiet() {
 	errs, notes := l.doTeardown()
@@ -421,7 +432,7 @@ func runCmd(timeout time.Duration, name string, args ...string) (string, error) 
 // WaitFor polls cond every interval until it returns true, failing the test
 // with cond's last diagnostic string if it has not within timeout. Both the
 // number of polls and the total time are bounded.
-func WaitFor(t testing.TB, timeout, interval time.Duration, cond func() (bool, string)) {
+func WaitFor(t TB, timeout, interval time.Duration, cond func() (bool, string)) {
 	t.Helper()
 	if err := Poll(timeout, interval, cond); err != nil {
 		t.Fatalf("netlab: %v", err)

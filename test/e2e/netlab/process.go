@@ -59,6 +59,17 @@ func (ns *Namespace) start(name string, env []string, args []string) (*Process, 
 	if len(args) == 0 {
 		return nil, fmt.Errorf("start %s: no command", name)
 	}
+	return ns.StartArgv(name, env, append([]string{"ip", "netns", "exec", ns.Name}, args...))
+}
+
+// StartArgv starts argv as it is, as a process of the namespace's lab (logged,
+// tracked by PID and stopped on teardown): argv enters the namespace itself. Node
+// daemons use it with nsenter --net=Path(), because `ip netns exec` mounts a fresh
+// sysfs that hides the cgroup v1 hierarchies from container runtimes and kubelets.
+func (ns *Namespace) StartArgv(name string, env []string, argv []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("start %s: no command", name)
+	}
 	l := ns.lab
 	l.mu.Lock()
 	torn := l.torn
@@ -72,14 +83,16 @@ func (ns *Namespace) start(name string, env []string, args []string) (*Process, 
 		return nil, fmt.Errorf("start %s: %v", name, err)
 	}
 	defer f.Close()
-	cmd := exec.Command("ip", append([]string{"netns", "exec", ns.Name}, args...)...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.Dir = l.dir
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A process group of its own: a Ctrl-C at the terminal reaches only the test
+	// (or kbgp-cluster), which then stops its processes in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s in %s: %v", name, ns.Name, err)
 	}

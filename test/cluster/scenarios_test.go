@@ -1,0 +1,334 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"kbgp.io/kbgp/test/cluster/kcluster"
+	"kbgp.io/kbgp/test/e2e/netlab"
+)
+
+// agentMinReady is config/agent's minReadySeconds.
+const agentMinReady = 10 * time.Second
+
+// 3. A rolling upgrade of the agent DaemonSet to the second tag while the client holds
+// one TCP connection and probes the address every 20 ms: the ToR's route count from
+// every node never drops, no probe fails, the connection survives, and the rollout
+// waits for each new agent's readiness and minReadySeconds before the next node.
+func rollingUpgrade(t *testing.T, c *kcluster.Cluster) {
+	lb, err := c.EchoAddress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := c.TorRoutesFrom()
+	conn, err := c.HoldConnection(lb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := c.WatchRoutes()
+	probes := c.StartProber(lb, 20*time.Millisecond)
+	image := kcluster.KbgpImage + ":" + kcluster.KbgpTagB
+	if out, err := c.Kubectl("-n", "kbgp-system", "set", "image", "daemonset/kbgp-agent",
+		"agent="+image, "install-cni="+image); err != nil {
+		t.Fatalf("set image: %v\n%s", err, out)
+	}
+	out, err := c.Kubectl("-n", "kbgp-system", "rollout", "status", "daemonset/kbgp-agent", "--timeout=8m")
+	time.Sleep(2 * time.Second)
+	ok, failures, _ := probes.Stop()
+	lowest := watch.Stop()
+	lines, connErr := conn.Close()
+	if err != nil {
+		t.Fatalf("rollout status: %v\n%s", err, out)
+	}
+	t.Logf("%d probes answered during the rollout, %d lines on the held connection; routes before %v, lowest %v", ok, lines, before, lowest)
+	if len(failures) > 0 {
+		t.Errorf("%d of %d probes failed: %v", len(failures), ok+len(failures), first(failures))
+	}
+	if connErr != nil || lines == 0 {
+		t.Errorf("the held connection broke after %d lines: %v", lines, connErr)
+	}
+	for node, n := range before {
+		if n <= 0 || lowest[node] < n {
+			t.Errorf("ToR routes from %s: %d before, down to %d during the rollout", node, n, lowest[node])
+		}
+	}
+	agents := agentPods(t, c)
+	slices.SortFunc(agents, func(a, b corev1.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+	for i, p := range agents {
+		if img := p.Spec.Containers[0].Image; img != image {
+			t.Errorf("%s runs %s, want %s", p.Name, img, image)
+		}
+		if i == 0 {
+			continue
+		}
+		prevReady := readySince(&agents[i-1])
+		if gap := p.CreationTimestamp.Sub(prevReady); gap < agentMinReady {
+			t.Errorf("%s was created %v after %s became Ready, want at least minReadySeconds (%v)",
+				p.Name, gap, agents[i-1].Name, agentMinReady)
+		}
+	}
+}
+
+func agentPods(t *testing.T, c *kcluster.Cluster) []corev1.Pod {
+	t.Helper()
+	pods, err := c.Kube.CoreV1().Pods("kbgp-system").List(context.Background(), metav1.ListOptions{LabelSelector: kcluster.AgentSelector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods.Items
+}
+
+func readySince(p *corev1.Pod) time.Time {
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+			return cond.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+// 4. kubectl drain of a node: its agent marks its paths with GRACEFUL_SHUTDOWN (RFC
+// 8326), so the ToR stops using it while its session stays up, and no probe fails
+// while its pods move.
+func drain(t *testing.T, c *kcluster.Cluster) {
+	lb, err := c.EchoAddress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := c.Nodes[1]
+	probes := c.StartProber(lb, 20*time.Millisecond)
+	out, err := c.Kubectl("drain", node.Name, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=3m")
+	if err != nil {
+		probes.Stop()
+		t.Fatalf("drain: %v\n%s", err, out)
+	}
+	defer func() {
+		if out, err := c.Kubectl("uncordon", node.Name); err != nil {
+			t.Errorf("uncordon: %v\n%s", err, out)
+		}
+		waitNextHops(t, c, lb, len(c.Nodes))
+	}()
+	waitNextHops(t, c, lb, len(c.Nodes)-1)
+	route, _ := c.Tor.Namespace().Exec("ip", "-4", "route", "show", lb+"/32")
+	if strings.Contains(route, node.IPv4) {
+		t.Errorf("the ToR still forwards %s to the drained %s:\n%s", lb, node.Name, route)
+	}
+	time.Sleep(2 * time.Second)
+	ok, failures, _ := probes.Stop()
+	if len(failures) > 0 {
+		t.Errorf("%d of %d probes failed during the drain: %v", len(failures), ok+len(failures), first(failures))
+	}
+	if nb, err := c.Tor.Neighbor(node.IPv4); err != nil || nb.State != "Established" {
+		t.Errorf("the drained node's session: %s %v, want Established (graceful shutdown keeps it up)", nb.State, err)
+	}
+}
+
+// waitNextHops waits until the ToR's kernel route to addr has want next hops.
+func waitNextHops(t *testing.T, c *kcluster.Cluster, addr string, want int) {
+	t.Helper()
+	if err := netlab.Poll(60*time.Second, 200*time.Millisecond, func() (bool, string) {
+		route, err := c.Tor.Namespace().Exec("ip", "-4", "route", "show", addr+"/32")
+		hops := strings.Count(route, "nexthop via")
+		if hops == 0 && strings.Contains(route, " via ") {
+			hops = 1
+		}
+		return err == nil && hops == want, fmt.Sprintf("ToR route to %s with %d next hops, want %d: %s", addr, hops, want, route)
+	}); err != nil {
+		t.Error(err)
+	}
+}
+
+// 5. The operator's leader deleted while 100 Services are created: every Service gets
+// an address and no address is given twice.
+func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
+	ctx := context.Background()
+	lease, err := c.Kube.CoordinationV1().Leases("kbgp-system").Get(ctx, "kbgp-operator", metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		t.Fatalf("operator lease: %v", err)
+	}
+	leader, _, _ := strings.Cut(*lease.Spec.HolderIdentity, "_")
+	const ns, count = "burst", 100
+	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, count)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < count; i += 4 {
+				svc := &corev1.Service{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("burst-%03d", i), Namespace: ns},
+					Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer,
+						Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}},
+				}
+				if _, err := c.Kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := c.Kube.CoreV1().Pods("kbgp-system").Delete(ctx, leader, metav1.DeleteOptions{}); err != nil {
+		t.Errorf("deleting the leader %s: %v", leader, err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var owners map[string][]string
+	if err := netlab.Poll(3*time.Minute, time.Second, func() (bool, string) {
+		svcs, err := c.Kube.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		owners = map[string][]string{}
+		missing := 0
+		for _, s := range svcs.Items {
+			if len(s.Status.LoadBalancer.Ingress) == 0 {
+				missing++
+			}
+			for _, ing := range s.Status.LoadBalancer.Ingress {
+				owners[ing.IP] = append(owners[ing.IP], s.Name)
+			}
+		}
+		return missing == 0 && len(svcs.Items) == count, fmt.Sprintf("%d of %d Services without an address", missing, len(svcs.Items))
+	}); err != nil {
+		t.Error(err)
+	}
+	for ip, names := range owners {
+		if len(names) > 1 {
+			t.Errorf("%s given to %v", ip, names)
+		}
+	}
+	t.Logf("leader %s deleted during the burst; %d addresses for %d Services", leader, len(owners), count)
+}
+
+// 6. A node "reboot": its kubelet, runtime, agent and pods killed at once and the
+// routes it had installed lost; once it is back its routes return to the ToR, the
+// other nodes' pod routes are installed again, and nothing of the other nodes moves.
+func nodeReboot(t *testing.T, c *kcluster.Cluster) {
+	ctx := context.Background()
+	n := c.Nodes[len(c.Nodes)-1]
+	before := c.TorRoutesFrom()
+	resets := map[string]int{}
+	var otherCIDRs []string
+	for _, o := range c.Nodes {
+		if o == n {
+			continue
+		}
+		nb, err := c.Tor.Neighbor(o.IPv4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resets[o.Name] = nb.ConnectionsEstablished
+		node, err := c.Kube.CoreV1().Nodes().Get(ctx, o.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		otherCIDRs = append(otherCIDRs, node.Spec.PodCIDRs...)
+	}
+	for _, cidr := range otherCIDRs {
+		if out, _ := n.NS.Exec("ip", "route", "show", cidr); !strings.Contains(out, "via") {
+			t.Fatalf("%s has no route to %s before the reboot: %q", n.Name, cidr, out)
+		}
+	}
+	watch := c.WatchRoutes()
+	if err := n.PowerOff(); err != nil {
+		t.Fatal(err)
+	}
+	// What a reboot loses of the kernel: the routes the agent had installed.
+	for _, cidr := range otherCIDRs {
+		if out, err := n.NS.Exec("ip", "route", "del", cidr); err != nil {
+			t.Fatalf("ip route del %s: %v: %s", cidr, err, out)
+		}
+	}
+	if err := n.Boot(); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitReady(4 * time.Minute)
+	if err := netlab.Poll(2*time.Minute, time.Second, func() (bool, string) {
+		for _, cidr := range otherCIDRs {
+			if out, _ := n.NS.Exec("ip", "route", "show", cidr); !strings.Contains(out, "via") {
+				return false, fmt.Sprintf("%s: no route to %s yet", n.Name, cidr)
+			}
+		}
+		got := c.TorRoutesFrom()[n.Name]
+		return got == before[n.Name], fmt.Sprintf("ToR routes from %s: %d, want %d", n.Name, got, before[n.Name])
+	}); err != nil {
+		t.Error(err)
+	}
+	lowest := watch.Stop()
+	for _, o := range c.Nodes {
+		if o == n {
+			continue
+		}
+		nb, err := c.Tor.Neighbor(o.IPv4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nb.ConnectionsEstablished != resets[o.Name] || nb.State != "Established" {
+			t.Errorf("%s's session moved while %s rebooted: %s, established %d times (was %d)", o.Name, n.Name, nb.State, nb.ConnectionsEstablished, resets[o.Name])
+		}
+		if lowest[o.Name] < before[o.Name] {
+			t.Errorf("ToR routes from %s dropped to %d (was %d) while %s rebooted", o.Name, lowest[o.Name], before[o.Name], n.Name)
+		}
+	}
+}
+
+func first(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
+}
+
+func restConfig(t *testing.T, c *kcluster.Cluster) *rest.Config {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// unstructuredStrings reads a string list at path of an unstructured object.
+func unstructuredStrings(obj map[string]any, path ...string) ([]string, bool, error) {
+	cur := any(obj)
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		cur = m[p]
+	}
+	list, ok := cur.([]any)
+	if !ok {
+		return nil, false, nil
+	}
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, true, nil
+}
