@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"kbgp.io/kbgp/test/cluster/kcluster"
+	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
 func repoRoot(t *testing.T) string {
@@ -117,14 +118,17 @@ func podsTalkAcrossNodes(t *testing.T, c *kcluster.Cluster) {
 	}
 	dyn := dynamic.NewForConfigOrDie(restConfig(t, c))
 	gvr := schema.GroupVersionResource{Group: "kbgp.io", Version: "v1alpha1", Resource: "bgpnodeconfigs"}
+	// The agent looks for gateways it has not seen yet every 15 s.
 	for _, p := range []*corev1.Pod{a, b} {
-		obj, err := dyn.Resource(gvr).Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gws, _, _ := unstructuredStrings(obj.Object, "status", "podNetwork", "gateways")
-		if len(gws) != 2 {
-			t.Errorf("%s: status.podNetwork.gateways = %v, want the IPv4 and IPv6 gateways kbgp-cni recorded", p.Spec.NodeName, gws)
+		if err := netlab.Poll(time.Minute, time.Second, func() (bool, string) {
+			obj, err := dyn.Resource(gvr).Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			gws, _, _ := unstructuredStrings(obj.Object, "status", "podNetwork", "gateways")
+			return len(gws) == 2, fmt.Sprintf("%s: status.podNetwork.gateways = %v, want the IPv4 and IPv6 gateways kbgp-cni recorded", p.Spec.NodeName, gws)
+		}); err != nil {
+			t.Error(err)
 		}
 	}
 }
