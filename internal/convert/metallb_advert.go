@@ -29,7 +29,7 @@ type mlbAdv struct {
 	// poolNames and poolSelectors choose the IPAddressPools; neither: every pool.
 	poolNames     []node
 	poolSelectors []labels.Selector
-	// peers are the BGPPeer names the advertisement goes to; nil: every peer.
+	// peers are the BGPPeer names the advertisement goes to; none: every peer.
 	peers       []string
 	peerNodes   []node
 	aliasesUsed []*source
@@ -83,13 +83,11 @@ func (c *converter) metallbAdvertisement(s *source) {
 		}
 		a.poolSelectors = append(a.poolSelectors, sel)
 	}
-	if spec.has("peers") {
-		a.peers = []string{}
-		for _, item := range spec.list("peers") {
-			if name, ok := item.asStr(); ok {
-				a.peers = append(a.peers, name)
-				a.peerNodes = append(a.peerNodes, item)
-			}
+	// MetalLB reads an empty list, like none, as every peer.
+	for _, item := range spec.list("peers") {
+		if name, ok := item.asStr(); ok {
+			a.peers = append(a.peers, name)
+			a.peerNodes = append(a.peerNodes, item)
 		}
 	}
 
@@ -216,5 +214,5 @@ func (c *converter) assembleAdvertisement(a *mlbAdv) {
 
 // appliesTo reports whether the advertisement goes to the BGPPeer named peer.
 func (a *mlbAdv) appliesTo(peer string) bool {
-	return !a.aggregates && (a.peers == nil || slices.Contains(a.peers, peer))
+	return !a.aggregates && (len(a.peers) == 0 || slices.Contains(a.peers, peer))
 }

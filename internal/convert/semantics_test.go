@@ -1,0 +1,63 @@
+package convert
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSourceSemantics checks conversions against what MetalLB and Cilium do with a
+// configuration, not what their documentation examples show: inputs of the shapes
+// people write for their own clusters (issue 33). Each case names the source code
+// behaviour it follows.
+func TestSourceSemantics(t *testing.T) {
+	peersBlock := "advertisements:\n      matchExpressions:\n      - key: convert.kbgp.io/metallb-advertisement\n        operator: In\n        values:\n        - everyone\n"
+	tests := []struct {
+		name  string
+		input string
+		// out must each be in the output, times times (0: at least once).
+		out   []string
+		times int
+		// notOut must not be in the output.
+		notOut []string
+		// warn must each be in a warning; notWarn in none.
+		warn, notWarn []string
+	}{
+		// MetalLB's bgpAdvertisementFromCR copies spec.peers only when it is not empty;
+		// an advertisement without peers goes to every peer.
+		{name: "MetalLB peers: [] is every peer",
+			input: docs(metallbKind("IPAddressPool", "pool", "addresses: [10.60.0.0/24]"), metallbPeer("tor-a", "peerAddress: 10.0.0.1"), metallbPeer("tor-b", "peerAddress: 10.0.0.2"),
+				metallbKind("BGPAdvertisement", "everyone", "ipAddressPools: [pool]\npeers: []")),
+			out: []string{peersBlock}, times: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, warnings := convertYAML(t, tt.input)
+			var ws []string
+			for _, w := range warnings {
+				ws = append(ws, w.String())
+			}
+			all := strings.Join(ws, "\n")
+			for _, want := range tt.out {
+				n := strings.Count(out, want)
+				if n == 0 || tt.times > 0 && n != tt.times {
+					t.Errorf("output has %d times, want %d:\n%s\noutput:\n%s", n, tt.times, want, out)
+				}
+			}
+			for _, bad := range tt.notOut {
+				if strings.Contains(out, bad) {
+					t.Errorf("output has\n%s\noutput:\n%s", bad, out)
+				}
+			}
+			for _, want := range tt.warn {
+				if !strings.Contains(all, want) {
+					t.Errorf("no warning contains %q; warnings:\n%s", want, all)
+				}
+			}
+			for _, bad := range tt.notWarn {
+				if strings.Contains(all, bad) {
+					t.Errorf("a warning contains %q; warnings:\n%s", bad, all)
+				}
+			}
+		})
+	}
+}
