@@ -132,11 +132,16 @@ func (c *converter) metallbPeer(s *source) {
 		KeepAliveTimeSeconds:    durationSeconds(spec, "keepaliveTime", 1, 65535),
 		ConnectRetryTimeSeconds: durationSeconds(spec, "connectTime", 1, 65535),
 	}
-	if h := timers.HoldTimeSeconds; h != nil && timers.KeepAliveTimeSeconds == nil && *h < 30 {
-		// kbgp's keepalive default, 30 s, would exceed the hold time.
-		k := max(*h/3, 1)
-		timers.KeepAliveTimeSeconds = &k
-		spec.child("holdTime").warn("is below kbgp's default keepalive of 30 s: keepAliveTimeSeconds set to %d, a third of it, as FRR does", k)
+	// MetalLB's defaults of one timer depend on the other (parseTimers): a hold time
+	// alone gets a keepalive of a third of it, a keepalive alone a hold time of three
+	// times it. kbgp's fixed defaults (90 s and 30 s) would differ.
+	switch h, k := timers.HoldTimeSeconds, timers.KeepAliveTimeSeconds; {
+	case h != nil && k == nil:
+		keepalive := max(*h/3, 1)
+		timers.KeepAliveTimeSeconds = &keepalive
+	case h == nil && k != nil:
+		hold := min(*k*3, 65535)
+		timers.HoldTimeSeconds = &hold
 	}
 	if timers != (kbgpv1.BGPTimers{}) {
 		pc.Timers = &timers

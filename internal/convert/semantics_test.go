@@ -28,6 +28,15 @@ func TestSourceSemantics(t *testing.T) {
 			input: docs(metallbKind("IPAddressPool", "pool", "addresses: [10.60.0.0/24]"), metallbPeer("tor-a", "peerAddress: 10.0.0.1"), metallbPeer("tor-b", "peerAddress: 10.0.0.2"),
 				metallbKind("BGPAdvertisement", "everyone", "ipAddressPools: [pool]\npeers: []")),
 			out: []string{peersBlock}, times: 2},
+
+		// MetalLB's parseTimers: a hold time alone gets a keepalive of a third of it, a
+		// keepalive alone a hold time of three times it, whatever their values.
+		{name: "MetalLB hold time alone", input: metallbPeer("p", "peerAddress: 10.0.0.1\nholdTime: 120s"),
+			out: []string{"timers:\n    holdTimeSeconds: 120\n    keepAliveTimeSeconds: 40\n"}, notWarn: []string{"holdTime"}},
+		{name: "MetalLB short hold time alone", input: metallbPeer("p", "peerAddress: 10.0.0.1\nholdTime: 9s"),
+			out: []string{"timers:\n    holdTimeSeconds: 9\n    keepAliveTimeSeconds: 3\n"}, notWarn: []string{"holdTime"}},
+		{name: "MetalLB keepalive alone", input: metallbPeer("p", "peerAddress: 10.0.0.1\nkeepaliveTime: 60s"),
+			out: []string{"timers:\n    holdTimeSeconds: 180\n    keepAliveTimeSeconds: 60\n"}, notWarn: []string{"keepaliveTime"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

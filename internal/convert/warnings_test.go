@@ -235,7 +235,6 @@ func TestWarnings(t *testing.T) {
 			[]string{`metadata.name "p.one" is not a DNS label, which kbgp requires of a peer name: renamed p-one`, `spec.routerID "127.0.0.1" is not an IPv4 address kbgp accepts as router ID: dropped`, `spec.sourceAddress "here" is not an IP address: dropped`,
 				`spec.vrf "a-very-long-vrf-name" is not a Linux interface name (at most 15 characters): dropped`, `spec.holdTime "soon" is not a duration: dropped`,
 				"spec.keepaliveTime 1500ms is not a whole number of seconds, which kbgp's timers are: rounded down to 1s", "spec.connectTime 100000s is outside kbgp's range 1..65535 s: dropped, kbgp's default applies"}},
-		{"short hold time", metallbPeer("p", "peerAddress: 10.0.0.1\nholdTime: 9s"), []string{"spec.holdTime is below kbgp's default keepalive of 30 s: keepAliveTimeSeconds set to 3, a third of it, as FRR does"}},
 		{"plain password", metallbPeer("p", "peerAddress: 10.0.0.1\npassword: s3cret"),
 			[]string{"spec.password is a plain-text password, and kbgp reads TCP MD5 passwords from Secrets only: not copied; create the Secret the peer config now names: kubectl -n kbgp-system create secret generic p-bgp-password --from-literal=password='<the password>'"}},
 		{"password and secret", metallbPeer("p", "peerAddress: 10.0.0.1\npassword: s3cret\npasswordSecret: {name: md5, namespace: metallb-system}"),
