@@ -37,6 +37,22 @@ func TestSourceSemantics(t *testing.T) {
 			out: []string{"timers:\n    holdTimeSeconds: 9\n    keepAliveTimeSeconds: 3\n"}, notWarn: []string{"holdTime"}},
 		{name: "MetalLB keepalive alone", input: metallbPeer("p", "peerAddress: 10.0.0.1\nkeepaliveTime: 60s"),
 			out: []string{"timers:\n    holdTimeSeconds: 180\n    keepAliveTimeSeconds: 60\n"}, notWarn: []string{"keepaliveTime"}},
+
+		// Cilium's GoBGP server peers with netip.ParsePrefix(peerAddress).Addr(): the
+		// prefix length of a v1 neighbour does not matter.
+		{name: "Cilium neighbour written as a /24",
+			input: ciliumPolicy("- localASN: 65001\n  neighbors:\n  - {peerAddress: 10.47.1.1/24, peerASN: 65000}\n  - {peerAddress: '2001:db8:47::1/64', peerASN: 65000}"),
+			out:   []string{"peerAddress: 10.47.1.1/32\n", "peerAddress: 2001:db8:47::1/128\n"},
+			warn: []string{`spec.virtualRouters[0].neighbors[0].peerAddress "10.47.1.1/24" is written as 10.47.1.1/32: Cilium peers with the address and ignores the prefix length, kbgp takes the address alone`,
+				`spec.virtualRouters[0].neighbors[1].peerAddress "2001:db8:47::1/64" is written as 2001:db8:47::1/128`},
+			notWarn: []string{"is not one address", "no BGPPeeringPolicy generated"}},
+
+		// Cilium's NeighborReconciler keys neighbours by address and ASN, a later one
+		// replacing an earlier one.
+		{name: "Cilium duplicate neighbour, the last wins",
+			input: ciliumPolicy("- localASN: 65001\n  neighbors:\n  - {peerAddress: 10.0.0.1/32, peerASN: 65000, holdTimeSeconds: 30}\n  - {peerAddress: 10.0.0.1/32, peerASN: 65000, holdTimeSeconds: 9}"),
+			out:   []string{"holdTimeSeconds: 9\n"}, notOut: []string{"holdTimeSeconds: 30\n"},
+			warn: []string{"spec.virtualRouters[0].neighbors[0] has the peerAddress and peerASN of a later neighbour of this virtual router, which Cilium uses instead: skipped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
