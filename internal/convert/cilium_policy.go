@@ -66,6 +66,9 @@ func ciliumVirtualRouter(vr node) (kbgpv1.BGPVirtualRouter, bool) {
 	}
 	r := kbgpv1.BGPVirtualRouter{LocalASN: asn}
 	r.ExportPodCIDR, _ = vr.boolean("exportPodCIDR")
+	if r.ExportPodCIDR {
+		vr.child("exportPodCIDR").warn("%s", podCIDRSource)
+	}
 	vr.drop("podIPPoolSelector", "has no kbgp equivalent: kbgp announces the Node's spec.podCIDRs only, not CiliumPodIPPool allocations: dropped")
 
 	// Cilium announces the addresses its serviceAdvertisements name (default

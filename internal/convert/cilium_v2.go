@@ -191,6 +191,7 @@ func ciliumAdvertisementEntry(a node) (kbgpv1.Advertisement, bool) {
 	switch typ {
 	case "PodCIDR":
 		entry.AdvertisementType = kbgpv1.AdvertisementPodCIDR
+		a.child("advertisementType").warn("PodCIDR %s", podCIDRSource)
 		a.drop("selector", "is not used for PodCIDR advertisements (kbgp announces the node's own spec.podCIDRs): dropped")
 		a.drop("service", "is not used for PodCIDR advertisements: dropped")
 	case "Service":

@@ -53,6 +53,12 @@ func TestSourceSemantics(t *testing.T) {
 			input: ciliumPolicy("- localASN: 65001\n  neighbors:\n  - {peerAddress: 10.0.0.1/32, peerASN: 65000, holdTimeSeconds: 30}\n  - {peerAddress: 10.0.0.1/32, peerASN: 65000, holdTimeSeconds: 9}"),
 			out:   []string{"holdTimeSeconds: 9\n"}, notOut: []string{"holdTimeSeconds: 30\n"},
 			warn: []string{"spec.virtualRouters[0].neighbors[0] has the peerAddress and peerASN of a later neighbour of this virtual router, which Cilium uses instead: skipped"}},
+
+		// Cilium's ExportPodCIDRReconciler announces CiliumNode spec.ipam.podCIDRs.
+		{name: "Cilium exportPodCIDR", input: policyNeighbor("") + "    exportPodCIDR: true\n",
+			warn: []string{"spec.virtualRouters[0].exportPodCIDR is converted, but Cilium announces the pod CIDRs of its own IPAM (CiliumNode spec.ipam.podCIDRs) and kbgp the Node's spec.podCIDRs, the same prefixes only in Cilium's IPAM mode kubernetes"}},
+		{name: "Cilium PodCIDR advertisement", input: ciliumAdvert("- advertisementType: PodCIDR"),
+			warn: []string{"spec.advertisements[0].advertisementType PodCIDR is converted, but Cilium announces the pod CIDRs of its own IPAM"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
