@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -14,9 +15,6 @@ import (
 // BGPAdvertisement with its name: MetalLB's advertisement names the peers it goes to,
 // kbgp's peer config selects the advertisements it sends, by this label.
 const MetalLBAdvertisementLabel = "convert.kbgp.io/metallb-advertisement"
-
-// maxPrefixes is the most loadBalancerIPPrefixes an advertisement lists.
-const maxPrefixes = 32
 
 // mlbAdv is a MetalLB BGPAdvertisement read, before the pools and peers it names are
 // resolved.
@@ -178,19 +176,11 @@ func (c *converter) assembleAdvertisement(a *mlbAdv) {
 			selected = append(selected, p)
 		}
 	}
-	var prefixes []kbgpv1.CIDR
+	var all []netip.Prefix
 	for _, p := range selected {
-		for _, pfx := range p.prefixes {
-			cidr := kbgpv1.CIDR(pfx.String())
-			if !slices.Contains(prefixes, cidr) {
-				prefixes = append(prefixes, cidr)
-			}
-		}
+		all = append(all, p.prefixes...)
 	}
-	if len(prefixes) > maxPrefixes {
-		a.src.warn("", "selects pools of %d prefixes, more than the %d loadBalancerIPPrefixes an advertisement lists: the rest dropped (addresses inside a LoadBalancerIPPool are announced without them)", len(prefixes), maxPrefixes)
-		prefixes = prefixes[:maxPrefixes]
-	}
+	prefixes := limitPrefixes(a.src, all)
 	switch {
 	case len(prefixes) == 0:
 		a.src.warn("", "has no IPAddressPool of the input to take address ranges from: kbgp announces only the load-balancer IPs inside a LoadBalancerIPPool; add your ranges to service.loadBalancerIPPrefixes")

@@ -59,6 +59,25 @@ func TestSourceSemantics(t *testing.T) {
 			warn: []string{"spec.virtualRouters[0].exportPodCIDR is converted, but Cilium announces the pod CIDRs of its own IPAM (CiliumNode spec.ipam.podCIDRs) and kbgp the Node's spec.podCIDRs, the same prefixes only in Cilium's IPAM mode kubernetes"}},
 		{name: "Cilium PodCIDR advertisement", input: ciliumAdvert("- advertisementType: PodCIDR"),
 			warn: []string{"spec.advertisements[0].advertisementType PodCIDR is converted, but Cilium announces the pod CIDRs of its own IPAM"}},
+
+		// CiliumLoadBalancerIPPool: blocks as CIDR and start/stop (v2alpha1 also the
+		// older cidrs), serviceSelector with Cilium's pseudo-labels, disabled; the
+		// advertisements of load-balancer IPs announce inside the pools' blocks.
+		{name: "CiliumLoadBalancerIPPool v2alpha1",
+			input: docs("apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb, labels: {team: web}}\nspec:\n  blocks:\n  - cidr: 10.50.0.0/24\n  - {start: 10.50.1.10, stop: 10.50.1.20}\n  serviceSelector: {matchLabels: {io.kubernetes.service.namespace: shop}}\n  disabled: true\n",
+				ciliumAdvert("- advertisementType: Service\n  service: {addresses: [LoadBalancerIP]}\n  selector: {matchLabels: {bgp: announce}}")),
+			out: []string{"kind: LoadBalancerIPPool\nmetadata:\n  labels:\n    team: web\n  name: lb\nspec:\n  blocks:\n  - cidr: 10.50.0.0/24\n  - start: 10.50.1.10\n    stop: 10.50.1.20\n  disabled: true\n  serviceSelector:\n    matchLabels:\n      kbgp.io/service-namespace: shop\n",
+				"loadBalancerIPPrefixes:\n      - 10.50.0.0/24\n      - 10.50.1.10/31\n      - 10.50.1.12/30\n      - 10.50.1.16/30\n      - 10.50.1.20/32\n"},
+			warn:    []string{"CiliumLoadBalancerIPPool/lb: is converted to a LoadBalancerIPPool; once one exists kbgp's operator hands out the load-balancer addresses, so apply the pools only after Cilium's LB-IPAM has stopped"},
+			notWarn: []string{"is not converted", "add the ranges Cilium's LB-IPAM hands out"}},
+		{name: "CiliumLoadBalancerIPPool v2, first and last reserved",
+			input: docs("apiVersion: cilium.io/v2\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec:\n  allowFirstLastIPs: \"No\"\n  blocks:\n  - cidr: 10.50.0.0/24\n  - cidr: 10.50.2.0/31\n  - cidr: '2001:db8:50::/64'\n",
+				ciliumAdvert("- advertisementType: Service\n  service: {addresses: [LoadBalancerIP]}\n  selector: {}")),
+			out: []string{"blocks:\n  - start: 10.50.0.1\n    stop: 10.50.0.254\n  - cidr: 10.50.2.0/31\n  - start: 2001:db8:50::1\n    stop: 2001:db8:50:0:ffff:ffff:ffff:fffe\n",
+				"loadBalancerIPPrefixes:\n      - 10.50.0.0/24\n      - 10.50.2.0/31\n      - 2001:db8:50::/64\n"}},
+		{name: "CiliumLoadBalancerIPPool older cidrs",
+			input: "apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec:\n  cidrs:\n  - cidr: 10.50.0.0/24\n",
+			out:   []string{"blocks:\n  - cidr: 10.50.0.0/24\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,9 +88,8 @@ func TestSourceSemantics(t *testing.T) {
 			}
 			all := strings.Join(ws, "\n")
 			for _, want := range tt.out {
-				n := strings.Count(out, want)
-				if n == 0 || tt.times > 0 && n != tt.times {
-					t.Errorf("output has %d times, want %d:\n%s\noutput:\n%s", n, tt.times, want, out)
+				if n := strings.Count(out, want); n == 0 || tt.times > 0 && n != tt.times {
+					t.Errorf("output has %d times (want %d, 0: at least once):\n%s\noutput:\n%s", n, tt.times, want, out)
 				}
 			}
 			for _, bad := range tt.notOut {

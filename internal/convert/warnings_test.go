@@ -179,6 +179,20 @@ func TestWarnings(t *testing.T) {
 				"spec.bgpInstances[0].peers[0].localPort has no effect in Cilium (deprecated), while kbgp would use it as the session's source port: dropped",
 				`spec.bgpInstances[1] overrides instance "i" (localASN 1) a second time: skipped`}},
 
+		// cilium_pool.go
+		{"Cilium pool blocks", "apiVersion: cilium.io/v2\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec:\n  allowFirstLastIPs: maybe\n  blocks: [{cidr: 10.0.0.0/33}, {cidr: 10.0.0.7/30}, {stop: 10.0.0.9}, {start: 10.0.0.9, stop: 10.0.0.1}]\n",
+			[]string{`CiliumLoadBalancerIPPool/lb: spec.allowFirstLastIPs "maybe" is neither Yes nor No: dropped, every address of the CIDRs is handed out`,
+				`spec.blocks[0].cidr "10.0.0.0/33" is not a CIDR: dropped`, `spec.blocks[1].cidr "10.0.0.7/30" has host bits set: written as 10.0.0.4/30, the network Cilium uses`,
+				"spec.blocks[2] is neither a cidr nor a start and stop: dropped", `spec.blocks[3] "10.0.0.9-10.0.0.1" is not a range of one family with its first address before its last: dropped`,
+				"CiliumLoadBalancerIPPool/lb: is converted to a LoadBalancerIPPool; once one exists kbgp's operator hands out the load-balancer addresses, so apply the pools only after Cilium's LB-IPAM has stopped"}},
+		{"Cilium pool without block", "apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec: {blocks: [{cidr: nowhere}]}\n",
+			[]string{"CiliumLoadBalancerIPPool/lb: has no address kbgp can use: no LoadBalancerIPPool generated"}},
+		{"Cilium LB advertisement without pools", ciliumAdvert("- advertisementType: Service\n  service: {addresses: [LoadBalancerIP]}\n  selector: {}"),
+			[]string{"spec.advertisements[0].service.addresses[0] is converted, but kbgp announces a load-balancer IP only inside a LoadBalancerIPPool or the advertisement's service.loadBalancerIPPrefixes, which Cilium does not have: convert your CiliumLoadBalancerIPPools together with the advertisement"}},
+		{"Cilium pools of many prefixes", docs("apiVersion: cilium.io/v2\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec:\n  blocks: [{start: 10.0.0.1, stop: 10.0.0.254}, {start: 10.0.1.1, stop: 10.0.1.254}, {start: 10.0.2.1, stop: 10.0.2.254}]\n",
+			ciliumAdvert("- advertisementType: Service\n  service: {addresses: [LoadBalancerIP]}\n  selector: {}")),
+			[]string{"CiliumBGPAdvertisement/x: selects pools of 42 prefixes, more than the 32 loadBalancerIPPrefixes an advertisement lists: the rest dropped"}},
+
 		// metallb.go: Community and BFDProfile
 		{"community aliases", docs(metallbKind("Community", "c", "communities: [{name: big, value: 'large:1:2'}, {name: odd, value: '12345'}]"),
 			metallbKind("BGPAdvertisement", "a", "communities: [big, odd]")),
