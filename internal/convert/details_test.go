@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 // convertYAML converts input and returns the output stream and the warnings.
@@ -103,6 +105,49 @@ func TestRangePrefixes(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, strings.Join(got, " ")); diff != "" {
 			t.Errorf("%s-%s: %s", tt.first, tt.last, diff)
+		}
+	}
+}
+
+func TestDisjoint(t *testing.T) {
+	labels := func(k, v string) *kbgpv1.LabelSelector {
+		return &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{k: kbgpv1.LabelValue(v)}}
+	}
+	req := func(rs ...kbgpv1.LabelSelectorRequirement) *kbgpv1.LabelSelector {
+		return &kbgpv1.LabelSelector{MatchExpressions: rs}
+	}
+	r := func(k string, op kbgpv1.LabelSelectorOperator, vs ...kbgpv1.LabelValue) kbgpv1.LabelSelectorRequirement {
+		return kbgpv1.LabelSelectorRequirement{Key: k, Operator: op, Values: vs}
+	}
+	tests := []struct {
+		name string
+		a, b *kbgpv1.LabelSelector
+		want bool
+	}{
+		{"different values", labels("rack", "a"), labels("rack", "b"), true},
+		{"same value", labels("rack", "a"), labels("rack", "a"), false},
+		{"different keys", labels("rack", "a"), labels("row", "1"), false},
+		{"hostname In, distinct", req(r(hostnameLabel, "In", "n1")), req(r(hostnameLabel, "In", "n2", "n3")), true},
+		{"hostname In, shared", req(r(hostnameLabel, "In", "n1", "n2")), req(r(hostnameLabel, "In", "n2")), false},
+		{"matchLabels against In", labels("rack", "a"), req(r("rack", "In", "b", "c")), true},
+		{"NotIn covers", req(r("rack", "In", "a", "b")), req(r("rack", "NotIn", "a", "b", "c")), true},
+		{"NotIn leaves one", req(r("rack", "In", "a", "b")), req(r("rack", "NotIn", "a")), false},
+		{"Exists and DoesNotExist", req(r("bgp", "Exists")), req(r("bgp", "DoesNotExist")), true},
+		{"In and DoesNotExist", req(r("bgp", "In", "on")), req(r("bgp", "DoesNotExist")), true},
+		{"itself, consistent", req(r("rack", "In", "a"), r("row", "NotIn", "1")), nil, false},
+		{"itself, In and NotIn", req(r("rack", "NotIn", "a"), r("rack", "In", "a")), nil, true},
+		{"itself, two In", req(r("rack", "In", "a"), r("rack", "In", "b")), nil, true},
+	}
+	for _, tt := range tests {
+		b := tt.b
+		if b == nil {
+			b = tt.a // the selector against itself: does it select any node?
+		}
+		if got := disjoint(tt.a, b); got != tt.want {
+			t.Errorf("%s: disjoint = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := disjoint(b, tt.a); got != tt.want {
+			t.Errorf("%s, reversed: disjoint = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

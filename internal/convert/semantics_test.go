@@ -78,6 +78,25 @@ func TestSourceSemantics(t *testing.T) {
 		{name: "CiliumLoadBalancerIPPool older cidrs",
 			input: "apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nmetadata: {name: lb}\nspec:\n  cidrs:\n  - cidr: 10.50.0.0/24\n",
 			out:   []string{"blocks:\n  - cidr: 10.50.0.0/24\n"}},
+
+		// MetalLB's selectors, as kubespray's and k3s-ansible's templates write them.
+		{name: "peers pinned by hostname In",
+			input: docs(metallbPeer("n1", "peerAddress: 10.0.0.1\nsourceAddress: 10.0.1.11\nnodeSelectors: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-1]}]}]"),
+				metallbPeer("n2", "peerAddress: 10.0.0.1\nsourceAddress: 10.0.1.12\nnodeSelectors: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-2]}]}]")),
+			out:     []string{"kind: BGPNodeConfigOverride\nmetadata:\n  name: node-1\n", "localAddress: 10.0.1.11\n", "kind: BGPNodeConfigOverride\nmetadata:\n  name: node-2\n", "localAddress: 10.0.1.12\n"},
+			warn:    []string{"BGPPeer/n1: spec.sourceAddress is converted to a BGPNodeConfigOverride for node node-1"},
+			notWarn: []string{"may select the same nodes", "not pinned"}},
+		{name: "source address of a peer left out",
+			input: docs(metallbPeer("a", "peerAddress: 10.0.0.1\nnodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-1}}]"),
+				metallbPeer("b", "peerAddress: 10.0.0.1\nsourceAddress: 10.0.1.11\nnodeSelectors: [{matchLabels: {kubernetes.io/hostname: node-1}}]")),
+			notOut:  []string{"kind: BGPNodeConfigOverride"},
+			warn:    []string{"BGPPeer/b: spec.sourceAddress is dropped: the peer is left out of every BGPClusterConfig"},
+			notWarn: []string{"is converted to a BGPNodeConfigOverride"}},
+		{name: "no cluster config for no node",
+			input: docs(metallbPeer("all", "peerAddress: 10.0.0.1"),
+				metallbPeer("rack-a", "peerAddress: 10.0.0.2\nnodeSelectors: [{matchLabels: {rack: a}}]"),
+				metallbPeer("not-rack-a", "peerAddress: 10.0.0.3\nnodeSelectors: [{matchExpressions: [{key: rack, operator: NotIn, values: [a]}]}]")),
+			notOut: []string{"name: all\nspec:\n  bgpInstances"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
