@@ -97,6 +97,13 @@ func TestSourceSemantics(t *testing.T) {
 				metallbPeer("rack-a", "peerAddress: 10.0.0.2\nnodeSelectors: [{matchLabels: {rack: a}}]"),
 				metallbPeer("not-rack-a", "peerAddress: 10.0.0.3\nnodeSelectors: [{matchExpressions: [{key: rack, operator: NotIn, values: [a]}]}]")),
 			notOut: []string{"name: all\nspec:\n  bgpInstances"}},
+
+		// A misspelt field is named with the field it most likely is.
+		{name: "localpref", input: metallbKind("BGPAdvertisement", "a", "localpref: 100"),
+			warn:    []string{"BGPAdvertisement/a: spec.localpref is not a field of BGPAdvertisement: dropped; did you mean localPref?"},
+			notWarn: []string{"has no kbgp equivalent"}},
+		{name: "misspelt Cilium timer", input: policyNeighbor("connetRetryTimeSeconds: 90"),
+			warn: []string{"spec.virtualRouters[0].neighbors[0].connetRetryTimeSeconds is not a field of CiliumBGPPeeringPolicy: dropped; did you mean connectRetryTimeSeconds?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func TestWarnings(t *testing.T) {
 		{"a fraction", ciliumKind("CiliumBGPPeerConfig", "timers: {holdTimeSeconds: 1.5}"), []string{"spec.timers.holdTimeSeconds must be an integer, not 1.5: dropped"}},
 		{"out of range", ciliumKind("CiliumBGPPeerConfig", "timers: {holdTimeSeconds: 2}"), []string{"spec.timers.holdTimeSeconds 2 is outside kbgp's range 3..65535: dropped"}},
 		{"not a boolean", ciliumKind("CiliumBGPPeerConfig", "gracefulRestart: {enabled: yes please}"), []string{"spec.gracefulRestart.enabled must be true or false: dropped"}},
-		{"unknown field", policyNeighbor("connetRetryTimeSeconds: 90"), []string{"CiliumBGPPeeringPolicy/p: spec.virtualRouters[0].neighbors[0].connetRetryTimeSeconds has no kbgp equivalent: dropped"}},
+		{"unknown field", policyNeighbor("description: uplink"), []string{"CiliumBGPPeeringPolicy/p: spec.virtualRouters[0].neighbors[0].description has no kbgp equivalent: dropped"}},
 		{"unknown top-level field", ciliumKind("CiliumBGPPeerConfig", "{}") + "data: {a: b}\n", []string{"CiliumBGPPeerConfig/x: data has no kbgp equivalent: dropped"}},
 		{"annotations", "apiVersion: cilium.io/v2\nkind: CiliumBGPPeerConfig\nmetadata:\n  name: x\n  uid: u\n  resourceVersion: '1'\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{}'\n    example.com/owner: team\nspec: {}\nstatus: {conditions: []}\n",
 			[]string{`CiliumBGPPeerConfig/x: metadata.annotations["example.com/owner"] has no kbgp equivalent: dropped`}},
