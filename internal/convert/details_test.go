@@ -49,6 +49,7 @@ func TestMappings(t *testing.T) {
 		{"MetalLB dual stack families", metallbPeer("p", "peerAddress: 2001:db8::1\ndualStackAddressFamily: true"),
 			[]string{"families:\n  - afi: ipv4\n    safi: unicast\n  - afi: ipv6\n    safi: unicast\n"}},
 		{"MetalLB IPv6 session", metallbPeer("p", "peerAddress: 2001:db8::1\ndisableMP: true"), []string{"families:\n  - afi: ipv6\n    safi: unicast\n"}},
+		{"MetalLB empty source address", metallbPeer("p", "peerAddress: 10.0.0.1\nsourceAddress: ''"), []string{"name: p\n      peerASN: 64513\n      peerAddress: 10.0.0.1\n"}},
 		{"MetalLB BFD profile", docs(metallbKind("BFDProfile", "fast", "receiveInterval: 100\ntransmitInterval: 200\ndetectMultiplier: 5\nechoMode: false"), metallbPeer("p", "peerAddress: 10.0.0.1\nbfdProfile: fast")),
 			[]string{"bfd:\n    detectMultiplier: 5\n    enabled: true\n    minRxMilliseconds: 100\n    minTxMilliseconds: 200\n"}},
 		{"MetalLB v1beta1 peer", "apiVersion: metallb.io/v1beta1\nkind: BGPPeer\nmetadata: {name: old}\nspec: {myASN: 1, peerASN: 2, peerAddress: 10.0.0.1, holdTime: 3m, routerID: 10.9.9.9}\n",

@@ -104,7 +104,8 @@ func (c *converter) metallbPeer(s *source) {
 		}
 	}
 	if src := spec.child("sourceAddress"); src.ok {
-		if v, ok := src.asStr(); ok {
+		// MetalLB reads "" as no source address; rendered templates write it.
+		if v, ok := src.asStr(); ok && v != "" {
 			if a, err := netip.ParseAddr(v); err == nil && a.Zone() == "" {
 				p.sourceAddr, p.sourceNode = a.Unmap().String(), src
 			} else {
