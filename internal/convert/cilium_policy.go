@@ -97,36 +97,43 @@ func ciliumVirtualRouter(vr node) (kbgpv1.BGPVirtualRouter, bool) {
 		}
 	}
 
-	// Cilium keys neighbours by address and ASN, a later one replacing an earlier one
-	// (its NeighborReconciler); kbgp by address alone.
-	var from []node // the input neighbour of each of r.Neighbors
+	r.Neighbors = ciliumNeighbors(vr)
+	if len(r.Neighbors) == 0 {
+		vr.warn("has no neighbour kbgp can peer with: skipped")
+		return kbgpv1.BGPVirtualRouter{}, false
+	}
+	return r, true
+}
+
+// ciliumNeighbors converts the neighbours of a virtual router. Cilium keys them by
+// address and ASN, a later one replacing an earlier one (its NeighborReconciler);
+// kbgp by address alone.
+func ciliumNeighbors(vr node) []kbgpv1.BGPNeighbor {
+	var out []kbgpv1.BGPNeighbor
+	var from []node // the input neighbour of each of out
 	for _, n := range vr.list("neighbors") {
 		nb, ok := ciliumNeighbor(n)
 		if !ok {
 			continue
 		}
 		addr := neighborAddr(nb.PeerAddress)
-		i := slices.IndexFunc(r.Neighbors, func(o kbgpv1.BGPNeighbor) bool { return neighborAddr(o.PeerAddress) == addr })
+		i := slices.IndexFunc(out, func(o kbgpv1.BGPNeighbor) bool { return neighborAddr(o.PeerAddress) == addr })
 		switch {
-		case i >= 0 && r.Neighbors[i].PeerASN == nb.PeerASN:
+		case i >= 0 && out[i].PeerASN == nb.PeerASN:
 			from[i].warn("has the peerAddress and peerASN of a later neighbour of this virtual router, which Cilium uses instead: skipped")
-			r.Neighbors[i], from[i] = nb, n
+			out[i], from[i] = nb, n
 		case i >= 0:
 			n.warn("has the peerAddress of an earlier neighbour of this virtual router: skipped")
 			n.consume()
-		case len(r.Neighbors) == maxNeighbors:
+		case len(out) == maxNeighbors:
 			n.warn("is beyond the %d neighbours kbgp allows per virtual router: skipped", maxNeighbors)
 			n.consume()
 		default:
-			r.Neighbors = append(r.Neighbors, nb)
+			out = append(out, nb)
 			from = append(from, n)
 		}
 	}
-	if len(r.Neighbors) == 0 {
-		vr.warn("has no neighbour kbgp can peer with: skipped")
-		return kbgpv1.BGPVirtualRouter{}, false
-	}
-	return r, true
+	return out
 }
 
 // ciliumNeighbor converts one neighbour of a virtual router.
