@@ -66,6 +66,9 @@ func ciliumVirtualRouter(vr node) (kbgpv1.BGPVirtualRouter, bool) {
 	}
 	r := kbgpv1.BGPVirtualRouter{LocalASN: asn}
 	r.ExportPodCIDR, _ = vr.boolean("exportPodCIDR")
+	if r.ExportPodCIDR {
+		vr.child("exportPodCIDR").warn("%s", podCIDRSource)
+	}
 	vr.drop("podIPPoolSelector", "has no kbgp equivalent: kbgp announces the Node's spec.podCIDRs only, not CiliumPodIPPool allocations: dropped")
 
 	// Cilium announces the addresses its serviceAdvertisements name (default
@@ -94,29 +97,43 @@ func ciliumVirtualRouter(vr node) (kbgpv1.BGPVirtualRouter, bool) {
 		}
 	}
 
+	r.Neighbors = ciliumNeighbors(vr)
+	if len(r.Neighbors) == 0 {
+		vr.warn("has no neighbour kbgp can peer with: skipped")
+		return kbgpv1.BGPVirtualRouter{}, false
+	}
+	return r, true
+}
+
+// ciliumNeighbors converts the neighbours of a virtual router. Cilium keys them by
+// address and ASN, a later one replacing an earlier one (its NeighborReconciler);
+// kbgp by address alone.
+func ciliumNeighbors(vr node) []kbgpv1.BGPNeighbor {
+	var out []kbgpv1.BGPNeighbor
+	var from []node // the input neighbour of each of out
 	for _, n := range vr.list("neighbors") {
 		nb, ok := ciliumNeighbor(n)
 		if !ok {
 			continue
 		}
 		addr := neighborAddr(nb.PeerAddress)
-		if slices.ContainsFunc(r.Neighbors, func(o kbgpv1.BGPNeighbor) bool { return neighborAddr(o.PeerAddress) == addr }) {
+		i := slices.IndexFunc(out, func(o kbgpv1.BGPNeighbor) bool { return neighborAddr(o.PeerAddress) == addr })
+		switch {
+		case i >= 0 && out[i].PeerASN == nb.PeerASN:
+			from[i].warn("has the peerAddress and peerASN of a later neighbour of this virtual router, which Cilium uses instead: skipped")
+			out[i], from[i] = nb, n
+		case i >= 0:
 			n.warn("has the peerAddress of an earlier neighbour of this virtual router: skipped")
 			n.consume()
-			continue
-		}
-		if len(r.Neighbors) == maxNeighbors {
+		case len(out) == maxNeighbors:
 			n.warn("is beyond the %d neighbours kbgp allows per virtual router: skipped", maxNeighbors)
 			n.consume()
-			continue
+		default:
+			out = append(out, nb)
+			from = append(from, n)
 		}
-		r.Neighbors = append(r.Neighbors, nb)
 	}
-	if len(r.Neighbors) == 0 {
-		vr.warn("has no neighbour kbgp can peer with: skipped")
-		return kbgpv1.BGPVirtualRouter{}, false
-	}
-	return r, true
+	return out
 }
 
 // ciliumNeighbor converts one neighbour of a virtual router.
@@ -126,9 +143,8 @@ func ciliumNeighbor(n node) (kbgpv1.BGPNeighbor, bool) {
 	}
 	addrNode := n.child("peerAddress")
 	addr, ok := addrNode.asStr()
-	if ok && !validNeighborAddress(addr) {
-		addrNode.warn("%q is not one address (IP, IP/32 or IP/128): neighbour skipped", addr)
-		ok = false
+	if ok {
+		addr, ok = neighborAddress(addrNode, addr)
 	}
 	if !ok {
 		if !addrNode.ok {
@@ -161,14 +177,26 @@ func ciliumNeighbor(n node) (kbgpv1.BGPNeighbor, bool) {
 	return nb, true
 }
 
-// validNeighborAddress accepts what kbgp's BGPPeeringPolicy does: an address, or one
-// written as a /32 or /128 prefix as Cilium requires.
-func validNeighborAddress(s string) bool {
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.Zone() == ""
+// neighborAddress is a neighbour's peerAddress as kbgp's BGPPeeringPolicy takes it: an
+// address, or one written as a /32 or /128 prefix. Cilium requires a prefix and peers
+// with its address part whatever the length (netip.ParsePrefix(...).Addr() in its
+// GoBGP server), so 10.47.1.1/24 is the neighbour 10.47.1.1: written as such, with a
+// warning, since a length other than the host's is more likely a slip than meant.
+func neighborAddress(n node, s string) (string, bool) {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return s, true
 	}
 	p, err := netip.ParsePrefix(s)
-	return err == nil && p.Bits() == p.Addr().BitLen()
+	if err != nil {
+		n.warn("%q is not an address (IP, IP/32 or IP/128): neighbour skipped", s)
+		return "", false
+	}
+	if p.Bits() == p.Addr().BitLen() {
+		return s, true
+	}
+	host := netip.PrefixFrom(p.Addr(), p.Addr().BitLen()).String()
+	n.warn("%q is written as %s: Cilium peers with the address and ignores the prefix length, kbgp takes the address alone; check that %s is your router's address", s, host, p.Addr())
+	return host, true
 }
 
 // neighborAddr is the address of a neighbour, without the prefix length.

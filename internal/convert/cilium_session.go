@@ -12,6 +12,14 @@ import (
 
 const maxASN = 4294967295
 
+// podCIDRSource is the warning on a converted pod CIDR announcement. Cilium announces
+// the pod CIDRs its own IPAM allocated to the node (CiliumNode spec.ipam.podCIDRs, its
+// ExportPodCIDRReconciler), kbgp the Node's spec.podCIDRs; they are the same only when
+// Cilium's IPAM takes them from the Node (mode kubernetes).
+const podCIDRSource = "is converted, but Cilium announces the pod CIDRs of its own IPAM (CiliumNode spec.ipam.podCIDRs) and kbgp the Node's spec.podCIDRs, the same prefixes only in Cilium's IPAM mode kubernetes: compare " +
+	"kubectl get ciliumnodes -o custom-columns=NAME:.metadata.name,CIDRS:.spec.ipam.podCIDRs with kubectl get nodes -o custom-columns=NAME:.metadata.name,CIDRS:.spec.podCIDRs " +
+	"and, where they differ (IPAM mode cluster-pool), do not apply this announcement: it would announce prefixes your pods do not use"
+
 // ciliumGracefulRestart converts gracefulRestart {enabled, restartTimeSeconds}.
 func ciliumGracefulRestart(parent node) *kbgpv1.BGPGracefulRestart {
 	gr := parent.obj("gracefulRestart")

@@ -165,9 +165,16 @@ func (c *converter) ciliumPeerConfig(s *source) {
 func (c *converter) ciliumAdvertisement(s *source) {
 	adv := &kbgpv1.BGPAdvertisement{TypeMeta: typeMeta("BGPAdvertisement"), ObjectMeta: c.meta(s)}
 	spec := s.top().obj("spec")
+	lb := ciliumLBAdvert{src: s}
 	for _, a := range spec.list("advertisements") {
-		if entry, ok := ciliumAdvertisementEntry(a); ok {
-			adv.Spec.Advertisements = append(adv.Spec.Advertisements, entry)
+		entry, lbItem, ok := ciliumAdvertisementEntry(a)
+		if !ok {
+			continue
+		}
+		adv.Spec.Advertisements = append(adv.Spec.Advertisements, entry)
+		if lbItem.ok && len(adv.Spec.Advertisements) <= 32 {
+			lb.services = append(lb.services, entry.Service)
+			lb.items = append(lb.items, lbItem)
 		}
 	}
 	if len(adv.Spec.Advertisements) == 0 {
@@ -178,29 +185,33 @@ func (c *converter) ciliumAdvertisement(s *source) {
 		s.warn("spec.advertisements", "has more than the 32 entries kbgp allows: the rest dropped")
 		adv.Spec.Advertisements = adv.Spec.Advertisements[:32]
 	}
+	if len(lb.services) > 0 {
+		c.ciliumLB.adverts = append(c.ciliumLB.adverts, lb)
+	}
 	c.emit(s, adv)
 }
 
-// ciliumAdvertisementEntry converts one entry of spec.advertisements.
-func ciliumAdvertisementEntry(a node) (kbgpv1.Advertisement, bool) {
+// ciliumAdvertisementEntry converts one entry of spec.advertisements; lbItem is its
+// LoadBalancerIP item of service.addresses, if any (assembleCilium).
+func ciliumAdvertisementEntry(a node) (entry kbgpv1.Advertisement, lbItem node, ok bool) {
 	if !a.isObj() {
-		return kbgpv1.Advertisement{}, false
+		return kbgpv1.Advertisement{}, node{}, false
 	}
 	typ, _ := a.str("advertisementType")
-	entry := kbgpv1.Advertisement{}
 	switch typ {
 	case "PodCIDR":
 		entry.AdvertisementType = kbgpv1.AdvertisementPodCIDR
+		a.child("advertisementType").warn("PodCIDR %s", podCIDRSource)
 		a.drop("selector", "is not used for PodCIDR advertisements (kbgp announces the node's own spec.podCIDRs): dropped")
 		a.drop("service", "is not used for PodCIDR advertisements: dropped")
 	case "Service":
 		entry.AdvertisementType = kbgpv1.AdvertisementService
 		svc := a.obj("service")
-		entry.Service = ciliumServiceAddresses(svc)
+		entry.Service, lbItem = ciliumServiceAddresses(svc)
 		if entry.Service == nil {
 			a.warn("announces no Service address kbgp knows (LoadBalancerIP, ClusterIP, ExternalIP): skipped")
 			a.consume()
-			return kbgpv1.Advertisement{}, false
+			return kbgpv1.Advertisement{}, node{}, false
 		}
 		// Aggregating announces the aggregate instead of the host routes: converted to
 		// host routes the entry would send routes the peers never had.
@@ -216,19 +227,19 @@ func ciliumAdvertisementEntry(a node) (kbgpv1.Advertisement, bool) {
 		}
 		if aggregates {
 			a.consume()
-			return kbgpv1.Advertisement{}, false
+			return kbgpv1.Advertisement{}, node{}, false
 		}
 		entry.Selector = selectorAt(a, "selector", ciliumServiceLabels)
 		if entry.Selector == nil {
 			// Cilium: no selector, no Service. kbgp: no selector, every Service.
 			a.warn("has no selector, so Cilium announces no Service with it (a kbgp advertisement without selector would announce every Service): skipped")
 			a.consume()
-			return kbgpv1.Advertisement{}, false
+			return kbgpv1.Advertisement{}, node{}, false
 		}
 	default:
 		a.warn("is of advertisementType %q, which kbgp does not have (kbgp announces PodCIDR and Service only): skipped", typ)
 		a.consume()
-		return kbgpv1.Advertisement{}, false
+		return kbgpv1.Advertisement{}, node{}, false
 	}
 	if at := a.obj("attributes"); at.ok {
 		attrs := &kbgpv1.BGPAttributes{Communities: ciliumCommunities(at.obj("communities"))}
@@ -239,14 +250,15 @@ func ciliumAdvertisementEntry(a node) (kbgpv1.Advertisement, bool) {
 			entry.Attributes = attrs
 		}
 	}
-	return entry, true
+	return entry, lbItem, true
 }
 
-// ciliumServiceAddresses converts service.addresses. kbgp announces a load-balancer or
-// external IP only inside ranges the advertisement lists, which Cilium does not have:
-// the warning asks for them.
-func ciliumServiceAddresses(svc node) *kbgpv1.ServiceAdvertisement {
-	out := &kbgpv1.ServiceAdvertisement{}
+// ciliumServiceAddresses converts service.addresses, and returns its LoadBalancerIP
+// item, if any. kbgp announces a load-balancer or external IP only inside ranges the
+// advertisement lists, which Cilium does not have: the load-balancer IP ranges come
+// from the pools of the input (assembleCilium), a warning asks for the external ones.
+func ciliumServiceAddresses(svc node) (out *kbgpv1.ServiceAdvertisement, lbItem node) {
+	out = &kbgpv1.ServiceAdvertisement{}
 	for _, item := range svc.list("addresses") {
 		s, ok := item.asStr()
 		kind := kbgpv1.ServiceAddressType(s)
@@ -259,16 +271,16 @@ func ciliumServiceAddresses(svc node) *kbgpv1.ServiceAdvertisement {
 		case slices.Contains(out.Addresses, kind):
 			continue
 		case kind == kbgpv1.ServiceLoadBalancerIP:
-			item.warn("is converted, but kbgp announces a load-balancer IP only inside a LoadBalancerIPPool or the advertisement's service.loadBalancerIPPrefixes, which Cilium does not have: add the ranges Cilium's LB-IPAM hands out to loadBalancerIPPrefixes")
+			lbItem = item
 		case kind == kbgpv1.ServiceExternalIP:
 			item.warn("is converted, but kbgp announces an external IP only inside the advertisement's service.externalIPPrefixes, which Cilium does not have: add the ranges your Services' externalIPs lie in")
 		}
 		out.Addresses = append(out.Addresses, kind)
 	}
 	if len(out.Addresses) == 0 {
-		return nil
+		return nil, node{}
 	}
-	return out
+	return out, lbItem
 }
 
 // ciliumNodeConfigOverride converts a CiliumBGPNodeConfigOverride, named after its

@@ -60,6 +60,7 @@ func Convert(input []byte) ([]Object, []Warning, error) {
 		}
 	}
 	c.assembleMetalLB()
+	c.assembleCilium()
 	objs := c.output()
 	var warnings []Warning
 	for _, s := range c.sources {
@@ -79,6 +80,7 @@ type converter struct {
 	// ciliumInstances maps a CiliumBGPClusterConfig instance name to the local ASNs
 	// it has in the input, for CiliumBGPNodeConfigOverride (cilium_v2.go).
 	ciliumInstances map[string][]int64
+	ciliumLB        ciliumLB
 	metallb         metallb
 }
 
@@ -135,6 +137,8 @@ func (c *converter) converterFor(s *source) func(*source) {
 			return c.ciliumAdvertisement
 		case "CiliumBGPNodeConfigOverride":
 			return c.ciliumNodeConfigOverride
+		case "CiliumLoadBalancerIPPool":
+			return c.ciliumPool
 		}
 	case grp == "metallb.io" && (version == "v1beta1" || version == "v1beta2"):
 		switch s.kind {

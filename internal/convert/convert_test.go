@@ -11,10 +11,13 @@ import (
 )
 
 // TestPublishedExamples converts the examples Cilium and MetalLB publish in their
-// documentation (testdata/in, each file naming its source) and compares the objects
-// and the warnings with golden files (testdata/out), so a reviewer reads exactly what
-// a user gets. Regenerate with -update. test/integration/convert_test.go applies every
-// golden object to a real API server.
+// documentation (testdata/in, each file naming its source) and a corpus of the shapes
+// people write for their own clusters (testdata/in/real-*.yaml: multi-document files
+// with unrelated kinds, `kubectl get -o yaml` Lists, anchors and merge keys, rendered
+// templates), and compares the objects and the warnings with golden files
+// (testdata/out), so a reviewer reads exactly what a user gets. Regenerate with
+// -update. test/integration/convert_test.go applies every golden object to a real API
+// server.
 func TestPublishedExamples(t *testing.T) {
 	inputs, err := filepath.Glob(filepath.Join("testdata", "in", "*.yaml"))
 	if err != nil || len(inputs) == 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 // convertYAML converts input and returns the output stream and the warnings.
@@ -24,7 +26,9 @@ func convertYAML(t *testing.T, input string) (string, []Warning) {
 }
 
 // TestMappings checks conversions that are exact but not literal: values rewritten
-// into kbgp's form, with no warning since nothing is lost.
+// into kbgp's form, with no warning since nothing is lost. The only warnings allowed
+// are those every input of a pool or pod CIDR announcement gets: when to apply the
+// LoadBalancerIPPools, and where Cilium's pod CIDRs come from.
 func TestMappings(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -47,6 +51,7 @@ func TestMappings(t *testing.T) {
 		{"MetalLB dual stack families", metallbPeer("p", "peerAddress: 2001:db8::1\ndualStackAddressFamily: true"),
 			[]string{"families:\n  - afi: ipv4\n    safi: unicast\n  - afi: ipv6\n    safi: unicast\n"}},
 		{"MetalLB IPv6 session", metallbPeer("p", "peerAddress: 2001:db8::1\ndisableMP: true"), []string{"families:\n  - afi: ipv6\n    safi: unicast\n"}},
+		{"MetalLB empty source address", metallbPeer("p", "peerAddress: 10.0.0.1\nsourceAddress: ''"), []string{"name: p\n      peerASN: 64513\n      peerAddress: 10.0.0.1\n"}},
 		{"MetalLB BFD profile", docs(metallbKind("BFDProfile", "fast", "receiveInterval: 100\ntransmitInterval: 200\ndetectMultiplier: 5\nechoMode: false"), metallbPeer("p", "peerAddress: 10.0.0.1\nbfdProfile: fast")),
 			[]string{"bfd:\n    detectMultiplier: 5\n    enabled: true\n    minRxMilliseconds: 100\n    minTxMilliseconds: 200\n"}},
 		{"MetalLB v1beta1 peer", "apiVersion: metallb.io/v1beta1\nkind: BGPPeer\nmetadata: {name: old}\nspec: {myASN: 1, peerASN: 2, peerAddress: 10.0.0.1, holdTime: 3m, routerID: 10.9.9.9}\n",
@@ -67,7 +72,7 @@ func TestMappings(t *testing.T) {
 				}
 			}
 			for _, w := range warnings {
-				if !strings.Contains(w.Message, "LoadBalancerIPPool") && !strings.Contains(w.Message, "pool") {
+				if !strings.Contains(w.Message, "LoadBalancerIPPool") && !strings.HasSuffix(w.Message, podCIDRSource) {
 					t.Errorf("unexpected warning %s", w)
 				}
 			}
@@ -103,6 +108,49 @@ func TestRangePrefixes(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, strings.Join(got, " ")); diff != "" {
 			t.Errorf("%s-%s: %s", tt.first, tt.last, diff)
+		}
+	}
+}
+
+func TestDisjoint(t *testing.T) {
+	labels := func(k, v string) *kbgpv1.LabelSelector {
+		return &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{k: kbgpv1.LabelValue(v)}}
+	}
+	req := func(rs ...kbgpv1.LabelSelectorRequirement) *kbgpv1.LabelSelector {
+		return &kbgpv1.LabelSelector{MatchExpressions: rs}
+	}
+	r := func(k string, op kbgpv1.LabelSelectorOperator, vs ...kbgpv1.LabelValue) kbgpv1.LabelSelectorRequirement {
+		return kbgpv1.LabelSelectorRequirement{Key: k, Operator: op, Values: vs}
+	}
+	tests := []struct {
+		name string
+		a, b *kbgpv1.LabelSelector
+		want bool
+	}{
+		{"different values", labels("rack", "a"), labels("rack", "b"), true},
+		{"same value", labels("rack", "a"), labels("rack", "a"), false},
+		{"different keys", labels("rack", "a"), labels("row", "1"), false},
+		{"hostname In, distinct", req(r(hostnameLabel, "In", "n1")), req(r(hostnameLabel, "In", "n2", "n3")), true},
+		{"hostname In, shared", req(r(hostnameLabel, "In", "n1", "n2")), req(r(hostnameLabel, "In", "n2")), false},
+		{"matchLabels against In", labels("rack", "a"), req(r("rack", "In", "b", "c")), true},
+		{"NotIn covers", req(r("rack", "In", "a", "b")), req(r("rack", "NotIn", "a", "b", "c")), true},
+		{"NotIn leaves one", req(r("rack", "In", "a", "b")), req(r("rack", "NotIn", "a")), false},
+		{"Exists and DoesNotExist", req(r("bgp", "Exists")), req(r("bgp", "DoesNotExist")), true},
+		{"In and DoesNotExist", req(r("bgp", "In", "on")), req(r("bgp", "DoesNotExist")), true},
+		{"itself, consistent", req(r("rack", "In", "a"), r("row", "NotIn", "1")), nil, false},
+		{"itself, In and NotIn", req(r("rack", "NotIn", "a"), r("rack", "In", "a")), nil, true},
+		{"itself, two In", req(r("rack", "In", "a"), r("rack", "In", "b")), nil, true},
+	}
+	for _, tt := range tests {
+		b := tt.b
+		if b == nil {
+			b = tt.a // the selector against itself: does it select any node?
+		}
+		if got := disjoint(tt.a, b); got != tt.want {
+			t.Errorf("%s: disjoint = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := disjoint(b, tt.a); got != tt.want {
+			t.Errorf("%s, reversed: disjoint = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

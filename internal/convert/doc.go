@@ -1,8 +1,9 @@
 // Package convert translates the BGP configuration of other projects into kbgp
 // objects: Cilium's CiliumBGPPeeringPolicy (cilium.io/v2alpha1 and v2) and its v2 kinds
 // (CiliumBGPClusterConfig, CiliumBGPPeerConfig, CiliumBGPAdvertisement,
-// CiliumBGPNodeConfigOverride), and MetalLB's BGPPeer, BGPAdvertisement, IPAddressPool,
-// Community and BFDProfile (metallb.io). It is what `kubectl bgp convert` runs.
+// CiliumBGPNodeConfigOverride) and CiliumLoadBalancerIPPool, and MetalLB's BGPPeer,
+// BGPAdvertisement, IPAddressPool, Community and BFDProfile (metallb.io). It is what
+// `kubectl bgp convert` runs.
 //
 // The package is pure: it reads bytes and returns kbgp API objects and warnings, with
 // no Kubernetes client, so it runs anywhere and every case is a table test. It imports

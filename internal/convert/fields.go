@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // dropped is the message of a field the conversion did not read.
@@ -22,12 +23,15 @@ type source struct {
 	read map[string]bool
 	// seen holds the paths of objects and lists the conversion descended into; their
 	// members are checked one by one.
-	seen     map[string]bool
+	seen map[string]bool
+	// asked holds, per object path, the member keys the conversion looked for, present
+	// or not: the fields of the kind, which a misspelt field is compared with.
+	asked    map[string][]string
 	warnings []Warning
 }
 
 func newSource(root map[string]any) *source {
-	return &source{root: root, read: map[string]bool{}, seen: map[string]bool{}}
+	return &source{root: root, read: map[string]bool{}, seen: map[string]bool{}, asked: map[string][]string{}}
 }
 
 // warn records a warning about the field at path ("" for the object as a whole).
@@ -41,14 +45,20 @@ func (s *source) top() node { return node{src: s, val: s.root, ok: true} }
 // reportUnread adds a warning for every field no conversion step read: fields kbgp
 // has no equivalent for, misspelt fields, fields of newer versions of the source kind.
 // A field is reported once, at the highest level nothing below was read.
-func (s *source) reportUnread() { s.walk("", s.root) }
+func (s *source) reportUnread() { s.walk("", s.root, "") }
 
-func (s *source) walk(path string, v any) {
+// walk reports what was not read at path and below; meant is the field of the kind a
+// field at path is most likely a misspelling of ("" when none).
+func (s *source) walk(path string, v any, meant string) {
 	if s.read[path] {
 		return
 	}
 	if path != "" && !s.seen[path] {
-		s.warn(path, dropped)
+		if meant != "" {
+			s.warn(path, "is not a field of %s: dropped; did you mean %s?", s.kind, meant)
+		} else {
+			s.warn(path, dropped)
+		}
 		return
 	}
 	switch v := v.(type) {
@@ -59,15 +69,59 @@ func (s *source) walk(path string, v any) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			s.walk(joinKey(path, k), v[k])
+			s.walk(joinKey(path, k), v[k], s.meant(path, k, v))
 		}
 	case []any:
 		for i, item := range v {
-			s.walk(joinIndex(path, i), item)
+			s.walk(joinIndex(path, i), item, "")
 		}
 	default:
 		s.warn(path, dropped)
 	}
+}
+
+// meant is the field the conversion looked for in the object obj at path, absent from
+// it, that key most likely misspells: the same but for case (localpref, localPref), or
+// one edit away (two for keys longer than five characters), a swap of neighbours
+// counting as one.
+func (s *source) meant(path, key string, obj map[string]any) string {
+	best, bestDist := "", 3
+	for _, field := range s.asked[path] {
+		if _, present := obj[field]; present {
+			continue
+		}
+		d := editDistance(strings.ToLower(key), strings.ToLower(field))
+		if d < bestDist && (d <= 1 || len(key) > 5) {
+			best, bestDist = field, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b: insertions,
+// deletions, substitutions and swaps of adjacent bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // plainKey is a map key that reads unambiguously in a dotted path.
@@ -107,6 +161,9 @@ func (n node) consume() {
 
 // child is the member key of this object, not yet recorded as read.
 func (n node) child(key string) node {
+	if !slices.Contains(n.src.asked[n.path], key) {
+		n.src.asked[n.path] = append(n.src.asked[n.path], key)
+	}
 	c := node{src: n.src, path: joinKey(n.path, key)}
 	if m, isMap := n.val.(map[string]any); isMap {
 		c.val, c.ok = m[key]

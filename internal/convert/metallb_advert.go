@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -15,9 +16,6 @@ import (
 // kbgp's peer config selects the advertisements it sends, by this label.
 const MetalLBAdvertisementLabel = "convert.kbgp.io/metallb-advertisement"
 
-// maxPrefixes is the most loadBalancerIPPrefixes an advertisement lists.
-const maxPrefixes = 32
-
 // mlbAdv is a MetalLB BGPAdvertisement read, before the pools and peers it names are
 // resolved.
 type mlbAdv struct {
@@ -29,7 +27,7 @@ type mlbAdv struct {
 	// poolNames and poolSelectors choose the IPAddressPools; neither: every pool.
 	poolNames     []node
 	poolSelectors []labels.Selector
-	// peers are the BGPPeer names the advertisement goes to; nil: every peer.
+	// peers are the BGPPeer names the advertisement goes to; none: every peer.
 	peers       []string
 	peerNodes   []node
 	aliasesUsed []*source
@@ -83,13 +81,11 @@ func (c *converter) metallbAdvertisement(s *source) {
 		}
 		a.poolSelectors = append(a.poolSelectors, sel)
 	}
-	if spec.has("peers") {
-		a.peers = []string{}
-		for _, item := range spec.list("peers") {
-			if name, ok := item.asStr(); ok {
-				a.peers = append(a.peers, name)
-				a.peerNodes = append(a.peerNodes, item)
-			}
+	// MetalLB reads an empty list, like none, as every peer.
+	for _, item := range spec.list("peers") {
+		if name, ok := item.asStr(); ok {
+			a.peers = append(a.peers, name)
+			a.peerNodes = append(a.peerNodes, item)
 		}
 	}
 
@@ -180,19 +176,11 @@ func (c *converter) assembleAdvertisement(a *mlbAdv) {
 			selected = append(selected, p)
 		}
 	}
-	var prefixes []kbgpv1.CIDR
+	var all []netip.Prefix
 	for _, p := range selected {
-		for _, pfx := range p.prefixes {
-			cidr := kbgpv1.CIDR(pfx.String())
-			if !slices.Contains(prefixes, cidr) {
-				prefixes = append(prefixes, cidr)
-			}
-		}
+		all = append(all, p.prefixes...)
 	}
-	if len(prefixes) > maxPrefixes {
-		a.src.warn("", "selects pools of %d prefixes, more than the %d loadBalancerIPPrefixes an advertisement lists: the rest dropped (addresses inside a LoadBalancerIPPool are announced without them)", len(prefixes), maxPrefixes)
-		prefixes = prefixes[:maxPrefixes]
-	}
+	prefixes := limitPrefixes(a.src, all)
 	switch {
 	case len(prefixes) == 0:
 		a.src.warn("", "has no IPAddressPool of the input to take address ranges from: kbgp announces only the load-balancer IPs inside a LoadBalancerIPPool; add your ranges to service.loadBalancerIPPrefixes")
@@ -216,5 +204,5 @@ func (c *converter) assembleAdvertisement(a *mlbAdv) {
 
 // appliesTo reports whether the advertisement goes to the BGPPeer named peer.
 func (a *mlbAdv) appliesTo(peer string) bool {
-	return !a.aggregates && (a.peers == nil || slices.Contains(a.peers, peer))
+	return !a.aggregates && (len(a.peers) == 0 || slices.Contains(a.peers, peer))
 }

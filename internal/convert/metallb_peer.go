@@ -104,7 +104,8 @@ func (c *converter) metallbPeer(s *source) {
 		}
 	}
 	if src := spec.child("sourceAddress"); src.ok {
-		if v, ok := src.asStr(); ok {
+		// MetalLB reads "" as no source address; rendered templates write it.
+		if v, ok := src.asStr(); ok && v != "" {
 			if a, err := netip.ParseAddr(v); err == nil && a.Zone() == "" {
 				p.sourceAddr, p.sourceNode = a.Unmap().String(), src
 			} else {
@@ -132,11 +133,16 @@ func (c *converter) metallbPeer(s *source) {
 		KeepAliveTimeSeconds:    durationSeconds(spec, "keepaliveTime", 1, 65535),
 		ConnectRetryTimeSeconds: durationSeconds(spec, "connectTime", 1, 65535),
 	}
-	if h := timers.HoldTimeSeconds; h != nil && timers.KeepAliveTimeSeconds == nil && *h < 30 {
-		// kbgp's keepalive default, 30 s, would exceed the hold time.
-		k := max(*h/3, 1)
-		timers.KeepAliveTimeSeconds = &k
-		spec.child("holdTime").warn("is below kbgp's default keepalive of 30 s: keepAliveTimeSeconds set to %d, a third of it, as FRR does", k)
+	// MetalLB's defaults of one timer depend on the other (parseTimers): a hold time
+	// alone gets a keepalive of a third of it, a keepalive alone a hold time of three
+	// times it. kbgp's fixed defaults (90 s and 30 s) would differ.
+	switch h, k := timers.HoldTimeSeconds, timers.KeepAliveTimeSeconds; {
+	case h != nil && k == nil:
+		keepalive := max(*h/3, 1)
+		timers.KeepAliveTimeSeconds = &keepalive
+	case h == nil && k != nil:
+		hold := min(*k*3, 65535)
+		timers.HoldTimeSeconds = &hold
 	}
 	if timers != (kbgpv1.BGPTimers{}) {
 		pc.Timers = &timers
@@ -219,42 +225,45 @@ type mlbGroup struct {
 	cc       *kbgpv1.BGPClusterConfig
 	first    *mlbPeer
 	members  []*mlbPeer
+	// selectsNone is set when the selector, narrowed by spreadAllNodePeers, selects no
+	// node: no cluster config is generated for it.
+	selectsNone bool
 }
 
-// assemblePeers emits a peer config per BGPPeer, a cluster config per node selector
-// and an override per node with source addresses.
-func (c *converter) assemblePeers() {
-	peers := c.metallb.peers
-	var groups []*mlbGroup
-	byKey := map[string]*mlbGroup{}
+// selectorKey identifies a node selector (nil: every node).
+func selectorKey(sel *kbgpv1.LabelSelector) string {
+	key, _ := json.Marshal(sel)
+	return string(key)
+}
+
+// sourceOverrides converts the BGPPeers' source addresses into per-node overrides. A
+// source address is a node's own, so only a peer pinned to nodes by name has one kbgp
+// can take, and only on the nodes whose cluster config holds the peer.
+func (c *converter) sourceOverrides(peers []*mlbPeer, byKey map[string]*mlbGroup) {
 	overrides := map[string]*kbgpv1.BGPNodeConfigOverride{}
 	for _, p := range peers {
-		c.emit(p.src, c.peerConfig(p))
-		selectors := p.selectors
-		if selectors == nil {
-			selectors = []*kbgpv1.LabelSelector{nil}
-		}
-		seen := map[string]bool{}
-		for _, sel := range selectors {
-			key, _ := json.Marshal(sel)
-			if seen[string(key)] {
-				continue // the same selector twice selects the same nodes
-			}
-			seen[string(key)] = true
-			g := byKey[string(key)]
-			if g == nil {
-				g = &mlbGroup{selector: sel, first: p}
-				byKey[string(key)] = g
-				groups = append(groups, g)
-			}
-			c.addPeer(g, p)
-		}
 		if p.sourceAddr == "" {
 			continue
 		}
-		nodes, pinned := pinnedNodes(p.selectors)
-		if !pinned {
+		var nodes []string
+		pinned := len(p.selectors) > 0
+		for _, sel := range p.selectors {
+			hosts, ok := pinnedHosts(sel)
+			pinned = pinned && ok
+			if ok && slices.Contains(byKey[selectorKey(sel)].members, p) {
+				for _, h := range hosts {
+					if !slices.Contains(nodes, h) {
+						nodes = append(nodes, h)
+					}
+				}
+			}
+		}
+		switch {
+		case !pinned:
 			p.sourceNode.warn("is per node, and this peer is not pinned to nodes by %s: dropped; set it per node with a BGPNodeConfigOverride (peers[].localAddress)", hostnameLabel)
+			continue
+		case len(nodes) == 0:
+			p.sourceNode.warn("is dropped: the peer is left out of every BGPClusterConfig")
 			continue
 		}
 		p.sourceNode.warn("is converted to a BGPNodeConfigOverride for node %s, assuming the node is named after its %s label", strings.Join(nodes, ", "), hostnameLabel)
@@ -276,13 +285,43 @@ func (c *converter) assemblePeers() {
 			})
 		}
 	}
+}
 
-	c.spreadAllNodePeers(groups, byKey["null"])
+// assemblePeers emits a peer config per BGPPeer, a cluster config per node selector
+// and an override per node with source addresses.
+func (c *converter) assemblePeers() {
+	peers := c.metallb.peers
+	var groups []*mlbGroup
+	byKey := map[string]*mlbGroup{}
+	for _, p := range peers {
+		c.emit(p.src, c.peerConfig(p))
+		selectors := p.selectors
+		if selectors == nil {
+			selectors = []*kbgpv1.LabelSelector{nil}
+		}
+		seen := map[string]bool{}
+		for _, sel := range selectors {
+			key := selectorKey(sel)
+			if seen[key] {
+				continue // the same selector twice selects the same nodes
+			}
+			seen[key] = true
+			g := byKey[key]
+			if g == nil {
+				g = &mlbGroup{selector: sel, first: p}
+				byKey[key] = g
+				groups = append(groups, g)
+			}
+			c.addPeer(g, p)
+		}
+	}
+	c.sourceOverrides(peers, byKey)
+	c.spreadAllNodePeers(groups, byKey[selectorKey(nil)])
 
 	taken := map[string]bool{}
 	for _, g := range groups {
-		if len(g.cc.Spec.BGPInstances) == 0 {
-			continue // its peers were all left out, with warnings
+		if g.selectsNone || len(g.cc.Spec.BGPInstances) == 0 {
+			continue // no node for it, or its peers were all left out, with warnings
 		}
 		name := g.first.src.name
 		for i := 2; taken[name]; i++ {
@@ -334,6 +373,9 @@ func (c *converter) spreadAllNodePeers(groups []*mlbGroup, all *mlbGroup) {
 		return
 	}
 	all.cc.Spec.NodeSelector = narrowed
+	// The other selectors cover every node (rack In [a] and rack NotIn [a]): every
+	// node has these peers in its own cluster config already.
+	all.selectsNone = disjoint(narrowed, narrowed)
 }
 
 // opposite is the requirement that selects exactly the nodes sel does not, when sel is
@@ -352,25 +394,62 @@ func opposite(sel *kbgpv1.LabelSelector) (kbgpv1.LabelSelectorRequirement, bool)
 	return r, r.Operator != ""
 }
 
-// disjoint reports whether no node can match both selectors because they require
-// different values of one label (matchLabels against matchLabels or In).
+// disjoint reports whether no node can match both selectors: one allows a label only
+// values the other does not (matchLabels and In against matchLabels, In, NotIn), or
+// requires a label the other requires absent. disjoint(s, s) reports whether s
+// itself selects no node.
 func disjoint(a, b *kbgpv1.LabelSelector) bool {
-	excludes := func(a, b *kbgpv1.LabelSelector) bool {
-		for k, v := range a.MatchLabels {
-			if w, ok := b.MatchLabels[k]; ok && w != v {
+	va, vb := allowedValues(a), allowedValues(b)
+	for k, values := range va {
+		if other, ok := vb[k]; ok && !slices.ContainsFunc(values, func(v kbgpv1.LabelValue) bool { return slices.Contains(other, v) }) {
+			return true
+		}
+	}
+	return excludes(a, va, b) || excludes(b, vb, a)
+}
+
+// allowedValues are, per label key a selector restricts to a set of values
+// (matchLabels, In), the values it allows.
+func allowedValues(sel *kbgpv1.LabelSelector) map[string][]kbgpv1.LabelValue {
+	out := map[string][]kbgpv1.LabelValue{}
+	restrict := func(k string, values []kbgpv1.LabelValue) {
+		if cur, ok := out[k]; ok {
+			values = slices.DeleteFunc(slices.Clone(values), func(v kbgpv1.LabelValue) bool { return !slices.Contains(cur, v) })
+		}
+		out[k] = values
+	}
+	for k, v := range sel.MatchLabels {
+		restrict(k, []kbgpv1.LabelValue{v})
+	}
+	for _, r := range sel.MatchExpressions {
+		if r.Operator == "In" {
+			restrict(r.Key, r.Values)
+		}
+	}
+	return out
+}
+
+// excludes reports whether b rules out every node a selects through a label: a
+// requires it (allowed holds the values a allows) and b requires it absent, or b's
+// NotIn excludes every value a allows.
+func excludes(a *kbgpv1.LabelSelector, allowed map[string][]kbgpv1.LabelValue, b *kbgpv1.LabelSelector) bool {
+	required := func(k string) bool {
+		_, ok := allowed[k]
+		return ok || slices.ContainsFunc(a.MatchExpressions, func(r kbgpv1.LabelSelectorRequirement) bool { return r.Key == k && r.Operator == "Exists" })
+	}
+	for _, r := range b.MatchExpressions {
+		switch r.Operator {
+		case "DoesNotExist":
+			if required(r.Key) {
 				return true
 			}
-			for _, r := range b.MatchExpressions {
-				if r.Key == k && (r.Operator == "DoesNotExist" ||
-					r.Operator == "In" && !slices.Contains(r.Values, v) ||
-					r.Operator == "NotIn" && slices.Contains(r.Values, v)) {
-					return true
-				}
+		case "NotIn":
+			if values, ok := allowed[r.Key]; ok && !slices.ContainsFunc(values, func(v kbgpv1.LabelValue) bool { return !slices.Contains(r.Values, v) }) {
+				return true
 			}
 		}
-		return false
 	}
-	return excludes(a, b) || excludes(b, a)
+	return false
 }
 
 // peerSet identifies the peers of a group's cluster config.
@@ -463,21 +542,30 @@ func (c *converter) peerConfig(p *mlbPeer) *kbgpv1.BGPPeerConfig {
 	return p.pc
 }
 
-// pinnedNodes are the nodes selectors pin by name, when every selector is exactly
-// matchLabels {kubernetes.io/hostname: NODE}.
-func pinnedNodes(selectors []*kbgpv1.LabelSelector) ([]string, bool) {
-	if len(selectors) == 0 {
-		return nil, false
-	}
-	var nodes []string
-	for _, sel := range selectors {
+// pinnedHosts are the nodes sel pins by name, when it is exactly matchLabels
+// {kubernetes.io/hostname: NODE} or kubernetes.io/hostname In [NODE...], the shapes
+// MetalLB's documentation and the kubespray and k3s-ansible templates write.
+func pinnedHosts(sel *kbgpv1.LabelSelector) ([]string, bool) {
+	var hosts []kbgpv1.LabelValue
+	switch {
+	case len(sel.MatchLabels) == 1 && len(sel.MatchExpressions) == 0:
 		host, ok := sel.MatchLabels[hostnameLabel]
-		if !ok || len(sel.MatchLabels) != 1 || len(sel.MatchExpressions) > 0 {
+		if !ok {
 			return nil, false
 		}
-		if !slices.Contains(nodes, string(host)) {
-			nodes = append(nodes, string(host))
+		hosts = []kbgpv1.LabelValue{host}
+	case len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 1:
+		r := sel.MatchExpressions[0]
+		if r.Key != hostnameLabel || r.Operator != "In" || len(r.Values) == 0 {
+			return nil, false
 		}
+		hosts = r.Values
+	default:
+		return nil, false
 	}
-	return nodes, true
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = string(h)
+	}
+	return out, true
 }

@@ -2,14 +2,10 @@ package convert
 
 import (
 	"net/netip"
-	"strings"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/intent"
 )
-
-// maxBlocks is the most blocks a LoadBalancerIPPool holds.
-const maxBlocks = 64
 
 // mlbPool is a MetalLB IPAddressPool as the advertisements need it: its labels (for
 // ipAddressPoolSelectors) and its addresses as prefixes.
@@ -31,15 +27,10 @@ func (c *converter) metallbPool(s *source) {
 			continue
 		}
 		block, prefixes, ok := addressBlock(item, a)
-		if !ok {
-			continue
+		if ok {
+			mp.prefixes = append(mp.prefixes, prefixes...)
+			pool.Spec.Blocks = appendBlock(item, pool.Spec.Blocks, block)
 		}
-		mp.prefixes = append(mp.prefixes, prefixes...)
-		if len(pool.Spec.Blocks) == maxBlocks {
-			item.warn("is beyond the %d blocks a LoadBalancerIPPool holds: dropped", maxBlocks)
-			continue
-		}
-		pool.Spec.Blocks = append(pool.Spec.Blocks, block)
 	}
 	if auto, ok := spec.boolean("autoAssign"); ok && !auto {
 		pool.Spec.Disabled = true
@@ -57,67 +48,6 @@ func (c *converter) metallbPool(s *source) {
 		return
 	}
 	c.emit(s, pool)
-}
-
-// addressBlock converts one entry of addresses, a CIDR or a range "first-last", into a
-// block and the prefixes that cover it.
-func addressBlock(item node, a string) (kbgpv1.IPBlock, []netip.Prefix, bool) {
-	if first, last, isRange := strings.Cut(a, "-"); isRange {
-		start, err1 := netip.ParseAddr(strings.TrimSpace(first))
-		stop, err2 := netip.ParseAddr(strings.TrimSpace(last))
-		start, stop = start.Unmap(), stop.Unmap()
-		if err1 != nil || err2 != nil || start.Zone() != "" || stop.Zone() != "" || start.Is4() != stop.Is4() || stop.Less(start) {
-			item.warn("%q is not a range of one family with its first address before its last: dropped", a)
-			return kbgpv1.IPBlock{}, nil, false
-		}
-		return kbgpv1.IPBlock{Start: kbgpv1.IPAddress(start.String()), Stop: kbgpv1.IPAddress(stop.String())}, rangePrefixes(start, stop), true
-	}
-	p, err := netip.ParsePrefix(strings.TrimSpace(a))
-	if err != nil {
-		item.warn("%q is neither a CIDR nor a range: dropped", a)
-		return kbgpv1.IPBlock{}, nil, false
-	}
-	if p.Addr().Is4In6() {
-		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
-	}
-	if m := p.Masked(); m != p {
-		item.warn("%q has host bits set: written as %s, the network MetalLB uses", a, m)
-		p = m
-	}
-	return kbgpv1.IPBlock{CIDR: kbgpv1.CIDR(p.String())}, []netip.Prefix{p}, true
-}
-
-// rangePrefixes are the fewest prefixes that cover first..last exactly.
-func rangePrefixes(first, last netip.Addr) []netip.Prefix {
-	var out []netip.Prefix
-	for a := first; a.IsValid() && !last.Less(a); {
-		bits := a.BitLen()
-		for bits > 0 {
-			p := netip.PrefixFrom(a, bits-1).Masked()
-			if p.Addr() != a || last.Less(lastAddr(p)) {
-				break
-			}
-			bits--
-		}
-		p := netip.PrefixFrom(a, bits)
-		out = append(out, p)
-		end := lastAddr(p)
-		if end == last {
-			break
-		}
-		a = end.Next()
-	}
-	return out
-}
-
-// lastAddr is the highest address of a masked prefix.
-func lastAddr(p netip.Prefix) netip.Addr {
-	b := p.Addr().AsSlice()
-	for i := p.Bits(); i < len(b)*8; i++ {
-		b[i/8] |= 0x80 >> (i % 8)
-	}
-	a, _ := netip.AddrFromSlice(b)
-	return a
 }
 
 // serviceAllocation converts an IPAddressPool's serviceAllocation into kbgp's single

@@ -24,13 +24,14 @@ func newConvertCommand() *cobra.Command {
 		Use:   "convert -f FILE",
 		Short: "Convert Cilium and MetalLB BGP objects into kbgp objects (reads a file, not the cluster)",
 		Long: `convert reads Cilium BGP objects (CiliumBGPPeeringPolicy, CiliumBGPClusterConfig,
-CiliumBGPPeerConfig, CiliumBGPAdvertisement, CiliumBGPNodeConfigOverride) and MetalLB
+CiliumBGPPeerConfig, CiliumBGPAdvertisement, CiliumBGPNodeConfigOverride,
+CiliumLoadBalancerIPPool) and MetalLB
 objects (BGPPeer, BGPAdvertisement, IPAddressPool, Community, BFDProfile) from FILE, or
 standard input with -f -, and writes the equivalent kbgp objects as YAML on standard
 output. Every input field without an exact kbgp equivalent is named in a warning on
 standard error; nothing is dropped without one. It does not contact the cluster.`,
 		Example: `  kubectl bgp convert -f cilium-bgp.yaml > kbgp.yaml
-  kubectl get ciliumbgppeeringpolicies -o yaml | kubectl bgp convert -f -
+  kubectl get ciliumbgppeeringpolicies,ciliumloadbalancerippools -o yaml | kubectl bgp convert -f -
   kubectl get -n metallb-system bgppeers,bgpadvertisements,ipaddresspools -o yaml | kubectl bgp convert -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

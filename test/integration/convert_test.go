@@ -14,7 +14,8 @@ import (
 )
 
 // TestConvertOutputIsAccepted runs `kubectl bgp convert` on every published Cilium and
-// MetalLB example of internal/convert/testdata/in, checks that the command prints the
+// MetalLB example and every real-world corpus file of internal/convert/testdata/in,
+// checks that the command prints the
 // golden output the unit tests compare with, and creates every object of it on the
 // real API server with a server-side dry run: defaulting, the schema and every CEL rule
 // run, nothing is stored. What the converter writes can be applied as it is.
