@@ -81,7 +81,10 @@ type Neighbor struct {
 	ConnectionsDropped     int `json:"connectionsDropped"`
 	// LastResetDueTo is FRR's text for the last reset, e.g. "BGP
 	// Notification received" or "No AFI/SAFI activated for peer" (the
-	// latter is what FRR 8.4 shows before the first reset).
+	// latter is what FRR 8.4 shows before the first reset, and was seen
+	// again once a reset session was Established anew: it names no
+	// reason; bgpd's log and LastNotificationReason right after the
+	// reset do).
 	LastResetDueTo   string `json:"lastResetDueTo"`
 	LastResetCode    int    `json:"lastResetCode"`
 	LastResetTimerMs int64  `json:"lastResetTimerMsecs"`

@@ -22,6 +22,12 @@ const (
 	bfdSourcePortMin = 49152
 	bfdSourcePortMax = 65535
 
+	// bfdEstablishedHoldoff is how long a BGP session must have been Established
+	// before its BFD session may leave Down (kbgp patch "bfd after established"): the
+	// peer reaches Established about when we do, and FRR moves its BFD session to
+	// the BGP session's addresses at that moment.
+	bfdEstablishedHoldoff = time.Second
+
 	// Some default values
 	defaultMultiplier = 3
 	defaultRxInterval = 1000 * time.Millisecond
@@ -66,6 +72,10 @@ type bfdPeer struct {
 	stopped       atomic.Bool
 
 	stats bfdPeerStats
+
+	// establishedSince is when the BGP session with the peer became Established
+	// (UnixNano), 0 while it is not (kbgp patch "bfd after established").
+	establishedSince atomic.Int64
 }
 
 func NewBfdPeer(ps peerState, logger *slog.Logger, peerAddress netip.Addr, config oc.BfdConfig, bindInterface string) *bfdPeer {
@@ -114,6 +124,32 @@ func NewBfdPeer(ps peerState, logger *slog.Logger, peerAddress netip.Addr, confi
 	p.shutdownWait.Add(1)
 	go p.loop()
 	return p
+}
+
+// setEstablished records since when the BGP session with the peer is Established; a
+// zero since means it is not.
+func (p *bfdPeer) setEstablished(since time.Time) {
+	if since.IsZero() {
+		p.establishedSince.Store(0)
+		return
+	}
+	p.establishedSince.Store(since.UnixNano())
+}
+
+// held reports whether the session must stay Down, silent and deaf (kbgp patch "bfd
+// after established"): it is Down and the BGP session has not been Established for
+// bfdEstablishedHoldoff. A BFD session Up before the BGP session is Established is
+// what FRR's bgpd (8.4) resets the BGP session for: at Established it moves its BFD
+// session to the session's source address and interface, the new BFD session starts
+// Down, and bgpd takes that for BFD going down (FRR issue 17337). While held, the
+// session takes the passive role of RFC 5880 6.1 and sends nothing; a session
+// already Init or Up is never held, so BFD that is up stays up across a BGP reset.
+func (p *bfdPeer) held() bool {
+	if p.sessionState() != api.BfdSessionState_BFD_SESSION_STATE_DOWN {
+		return false
+	}
+	since := p.establishedSince.Load()
+	return since == 0 || time.Since(time.Unix(0, since)) < bfdEstablishedHoldoff
 }
 
 func (p *bfdPeer) Rx(packet *bfd.BFDHeader) bool {
@@ -285,6 +321,10 @@ func (p *bfdPeer) startClient() {
 }
 
 func (p *bfdPeer) rxPacket(h *bfd.BFDHeader) {
+	if p.held() {
+		return
+	}
+
 	// RFC 5880 Section 6.8.6: if the Detect Mult field is zero, the packet
 	// MUST be discarded.
 	if h.DetectTimeMultiplier == 0 {
@@ -368,6 +408,9 @@ func (p *bfdPeer) rxPacket(h *bfd.BFDHeader) {
 }
 
 func (p *bfdPeer) tx() {
+	if p.held() {
+		return
+	}
 	switch p.sessionState() {
 	case api.BfdSessionState_BFD_SESSION_STATE_UP:
 		p.sendPacket(bfd.StateUp, false, false, p.yourDiscriminator)

@@ -55,6 +55,9 @@ type bfdServer struct {
 
 	peersMutex sync.RWMutex
 	peers      map[netip.Addr]*bfdPeer
+	// established holds, for each neighbor whose BGP session is Established, when it
+	// became so (kbgp patch "bfd after established"); guarded by peersMutex.
+	established map[netip.Addr]time.Time
 
 	eventStartStop  *time.Ticker
 	eventConfig     chan *oc.BfdConfig
@@ -76,7 +79,8 @@ func NewBfdServer(ps peerState, logger *slog.Logger) *bfdServer {
 		peerState: ps,
 		logger:    logger,
 
-		peers: make(map[netip.Addr]*bfdPeer),
+		peers:       make(map[netip.Addr]*bfdPeer),
+		established: make(map[netip.Addr]time.Time),
 
 		eventStartStop:  time.NewTicker(time.Second),
 		eventConfig:     make(chan *oc.BfdConfig, 1),
@@ -155,6 +159,25 @@ func (s *bfdServer) DeletePeer(ctx context.Context, peerAddress netip.Addr) erro
 		return ctx.Err()
 	case <-s.eventShutdown:
 		return errors.New("bfd server stopped")
+	}
+}
+
+// SetEstablished records whether the BGP session with peerAddress is Established (kbgp
+// patch "bfd after established"): its BFD session leaves Down only while it is, so that
+// a router that moves its BFD session when the BGP session comes up (FRR) never sees our
+// BFD Up before that move. A BFD session already Init or Up is not affected.
+func (s *bfdServer) SetEstablished(peerAddress netip.Addr, established bool) {
+	s.peersMutex.Lock()
+	defer s.peersMutex.Unlock()
+	var since time.Time
+	if established {
+		since = time.Now()
+		s.established[peerAddress] = since
+	} else {
+		delete(s.established, peerAddress)
+	}
+	if peer, ok := s.peers[peerAddress]; ok {
+		peer.setEstablished(since)
 	}
 }
 
@@ -315,6 +338,7 @@ func (s *bfdServer) addBfdPeer(peerAddress netip.Addr, config oc.BfdConfig, bind
 
 		s.peersMutex.Lock()
 		s.peers[peerAddress] = bfdPeer
+		bfdPeer.setEstablished(s.established[peerAddress])
 		s.peersMutex.Unlock()
 	}
 }

@@ -1672,6 +1672,9 @@ func (s *BgpServer) stopNeighbor(peer *peer, oldState bgp.FSMState, e *fsmMsg) {
 	// deregister BFD here for both static peers (deleted) and dynamic peers (stopped on session loss);
 	// DeletePeer is a no-op for a peer without BFD, so this only errors if the BFD server is stopped.
 	if s.bfdServer != nil {
+		// kbgp patch "bfd after established": a neighbor added again later starts
+		// not Established.
+		s.bfdServer.SetEstablished(key, false)
 		if err := s.bfdServer.DeletePeer(context.Background(), key); err != nil {
 			s.logger.Warn("failed to delete BFD peer",
 				slog.String("Topic", "Peer"),
@@ -1707,6 +1710,14 @@ func (s *BgpServer) handleFSMMessage(peer *peer, e *fsmMsg) {
 
 		nextStateIdle := conf.GracefulRestart.State.PeerRestarting && nextState == bgp.BGP_FSM_IDLE
 		peer.fsm.lock.Unlock()
+
+		// kbgp patch "bfd after established": the peer's BFD session leaves Down
+		// only while the BGP session is Established.
+		if s.bfdServer != nil && (nextState == bgp.BGP_FSM_ESTABLISHED) != (oldState == bgp.BGP_FSM_ESTABLISHED) {
+			if addr, err := netip.ParseAddr(peer.ID()); err == nil {
+				s.bfdServer.SetEstablished(addr, nextState == bgp.BGP_FSM_ESTABLISHED)
+			}
+		}
 
 		// PeerDown
 		if oldState == bgp.BGP_FSM_ESTABLISHED {
