@@ -153,11 +153,9 @@ func waitNextHops(t *testing.T, c *kcluster.Cluster, addr string, want int) {
 // an address and no address is given twice.
 func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
 	ctx := context.Background()
-	lease, err := c.Kube.CoordinationV1().Leases("kbgp-system").Get(ctx, "kbgp-operator", metav1.GetOptions{})
-	if err != nil || lease.Spec.HolderIdentity == nil {
-		t.Fatalf("operator lease: %v", err)
-	}
-	leader, _, _ := strings.Cut(*lease.Spec.HolderIdentity, "_")
+	// The lease names the host, not the pod (the operator runs on the host network):
+	// the leader is the replica that logged taking the lease.
+	leader := operatorLeader(t, c)
 	const ns, count = "burst", 100
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -247,7 +245,7 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 		otherCIDRs = append(otherCIDRs, node.Spec.PodCIDRs...)
 	}
 	for _, cidr := range otherCIDRs {
-		if out, _ := n.NS.Exec("ip", "route", "show", cidr); !strings.Contains(out, "via") {
+		if out := routeTo(n, cidr); !strings.Contains(out, "via") {
 			t.Fatalf("%s has no route to %s before the reboot: %q", n.Name, cidr, out)
 		}
 	}
@@ -257,7 +255,11 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 	}
 	// What a reboot loses of the kernel: the routes the agent had installed.
 	for _, cidr := range otherCIDRs {
-		if out, err := n.NS.Exec("ip", "route", "del", cidr); err != nil {
+		family := "-4"
+		if strings.Contains(cidr, ":") {
+			family = "-6"
+		}
+		if out, err := n.NS.Exec("ip", family, "route", "del", cidr); err != nil {
 			t.Fatalf("ip route del %s: %v: %s", cidr, err, out)
 		}
 	}
@@ -267,7 +269,7 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 	c.WaitReady(4 * time.Minute)
 	if err := netlab.Poll(2*time.Minute, time.Second, func() (bool, string) {
 		for _, cidr := range otherCIDRs {
-			if out, _ := n.NS.Exec("ip", "route", "show", cidr); !strings.Contains(out, "via") {
+			if out := routeTo(n, cidr); !strings.Contains(out, "via") {
 				return false, fmt.Sprintf("%s: no route to %s yet", n.Name, cidr)
 			}
 		}
@@ -292,6 +294,40 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 			t.Errorf("ToR routes from %s dropped to %d (was %d) while %s rebooted", o.Name, lowest[o.Name], before[o.Name], n.Name)
 		}
 	}
+}
+
+// operatorLeader is the operator pod that holds the leader lease.
+func operatorLeader(t *testing.T, c *kcluster.Cluster) string {
+	t.Helper()
+	var leader string
+	if err := netlab.Poll(time.Minute, time.Second, func() (bool, string) {
+		pods, err := c.Kube.CoreV1().Pods("kbgp-system").List(context.Background(),
+			metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=operator"})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, p := range pods.Items {
+			out, err := c.Kubectl("-n", "kbgp-system", "logs", p.Name)
+			if err == nil && strings.Contains(out, "successfully acquired lease") {
+				leader = p.Name
+				return true, ""
+			}
+		}
+		return false, "no operator pod logged taking the lease"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return leader
+}
+
+// routeTo is the node's kernel route to cidr ("" when it has none).
+func routeTo(n *kcluster.Node, cidr string) string {
+	family := "-4"
+	if strings.Contains(cidr, ":") {
+		family = "-6"
+	}
+	out, _ := n.NS.Exec("ip", family, "route", "show", cidr)
+	return out
 }
 
 func first(s []string) []string {
