@@ -141,6 +141,10 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 	if err := writeFile(confPath, conf); err != nil {
 		return err
 	}
+	// After a power cut the old socket file is still there: wait for the new one.
+	if err := os.Remove(n.containerdSock()); err != nil && !os.IsNotExist(err) {
+		return err
+	}
 	if _, err := n.start("containerd", "containerd", "--config", confPath); err != nil {
 		return err
 	}
