@@ -172,10 +172,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		if err := podNet.setup(mgr); err != nil {
 			return err
 		}
-		if len(o.PodNetwork.ClusterPodCIDRs) == 0 {
-			if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, routes: podNet.routes}); err != nil {
-				return err
-			}
+		if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, nodeName: o.NodeName, routes: podNet.routes}); err != nil {
+			return err
 		}
 	}
 	if err := mgr.Add(writer); err != nil {

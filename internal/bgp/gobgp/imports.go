@@ -140,6 +140,7 @@ func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Fam
 		if slices.Contains(old, fam) {
 			continue
 		}
+		r.feed.sink.Importing(peer, fam)
 		if err := r.feedAdjIn(ctx, peer, fam); err != nil {
 			return err
 		}
