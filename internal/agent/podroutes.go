@@ -93,8 +93,19 @@ func newPodRoutes(kernel kernelRoutes, ranges []netip.Prefix, logger *slog.Logge
 // arrived before its Node was seen is installed now, one whose Node left is removed.
 func (p *podRoutes) setNodes(all, own []netip.Prefix) {
 	p.update(func() []netip.Prefix {
+		first := !p.nodesKnown
 		p.nodesKnown = true
 		p.scope.NodePodCIDRs, p.scope.Own = slices.Clone(all), slices.Clone(own)
+		if first {
+			// What arrived before is judged, and counted, now.
+			for prefix, peers := range p.sent {
+				for _, nextHop := range peers {
+					if why := podnet.ImportRejection(prefix, nextHop, p.scope); why != "" {
+						metrics.PodRouteRejected(why)
+					}
+				}
+			}
+		}
 		return p.known()
 	})
 }
@@ -130,7 +141,7 @@ func (p *podRoutes) Received(routes []bgp.PeerRoute) {
 				continue
 			}
 			// Before the Nodes are known every route would count as refused; they
-			// are judged when they are.
+			// are counted when they are (setNodes).
 			if p.nodesKnown {
 				if why := podnet.ImportRejection(r.Prefix, r.NextHop, p.scope); why != "" {
 					metrics.PodRouteRejected(why)
@@ -211,10 +222,8 @@ func (p *podRoutes) unstale(family *bgp.Family) []netip.Prefix {
 func (p *podRoutes) update(change func() []netip.Prefix) {
 	p.mu.Lock()
 	before := len(p.installed)
+	p.refreshLocal()
 	touched := change()
-	if len(touched) > 0 {
-		p.refreshLocal()
-	}
 	for _, prefix := range touched {
 		p.sync(prefix)
 	}
@@ -265,9 +274,14 @@ func (p *podRoutes) sync(prefix netip.Prefix) {
 	if len(peers) == 0 {
 		delete(p.sent, prefix)
 	}
+	if !p.nodesKnown {
+		// Neither installed nor removed: the routes of the previous run keep
+		// forwarding, even past End-of-RIB, until the Nodes say which may stay.
+		return
+	}
 	var via netip.Addr
 	for _, peer := range slices.SortedFunc(maps.Keys(peers), netip.Addr.Compare) {
-		if p.nodesKnown && podnet.ImportRejection(prefix, peers[peer], p.scope) == "" {
+		if podnet.ImportRejection(prefix, peers[peer], p.scope) == "" {
 			via = peers[peer]
 			break
 		}

@@ -143,6 +143,27 @@ func TestPodRoutesWaitForTheNodes(t *testing.T) {
 	}
 }
 
+// TestPodRoutesKeptUntilTheNodesAreKnown: after a restart with the API server away,
+// the routes of the previous run outlive the peers' End-of-RIB until the Nodes are
+// listed; then the ones no peer sent, or that are no Node's pod CIDR, go.
+func TestPodRoutesKeptUntilTheNodesAreKnown(t *testing.T) {
+	k := newFakeKernel(map[netip.Prefix]netip.Addr{
+		netip.MustParsePrefix("10.244.2.0/24"): node2,
+		netip.MustParsePrefix("10.244.3.0/24"): node3,
+	})
+	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p.Importing(rrA, bgp.FamilyIPv4Unicast)
+	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
+	p.EndOfRIB(rrA, bgp.FamilyIPv4Unicast)
+	if got := len(k.table()); got != 2 {
+		t.Fatalf("routes of the previous run removed before the Nodes were known: %v", k.table())
+	}
+	p.setNodes(nodePods, ownPods)
+	if diff := cmp.Diff(map[string]string{"10.244.2.0/24": "10.70.0.12"}, k.table()); diff != "" {
+		t.Fatalf("after the Nodes were listed (-want +got):\n%s", diff)
+	}
+}
+
 // TestPodRoutesAcrossARestart: kbgp's routes in the kernel at start stay while the
 // peers come back; after End-of-RIB the ones not sent again are swept, the others kept
 // (a route with a new next hop replaced).

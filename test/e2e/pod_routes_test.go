@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,12 +27,19 @@ const (
 	podRouteProtoName = "210"
 )
 
+// The reflector's own routes that no node may install, besides podRoutesOutside and a
+// default route: a /32 inside node 2's pod CIDR, a /25 inside node 1's and a
+// more-specific of the nodes' subnet.
+var podRoutesRefused = []string{"10.244.12.17/32", "10.244.11.128/25", "10.81.0.128/25"}
+
 // TestPodRoutesThroughARouteReflector: two pod-network nodes on one L2 segment peer
 // (iBGP) with an FRR route reflector that forwards nothing. Each announces its pod
 // CIDR; with importPodRoutes each installs the other's into its kernel, next hop the
 // other node, under kbgp's route protocol, and reports the count (node 1 knows the
 // cluster's pod range from --cluster-pod-cidrs, node 2 from the Nodes' pod CIDRs); the reflector's own
-// routes outside the pod ranges (a prefix and a default route) are not installed; a pod
+// routes that are no Node's pod CIDR (a prefix outside the pod ranges, a default route,
+// more-specifics of a node's pod CIDR and of the node subnet) are not installed and are
+// counted by reason, and the connected routes stay byte-identical; a pod
 // on each node (Debian's CNI plugins, driven through libcni from the agent's CNI
 // configuration) reaches the other over TCP, node to node.
 // An agent restarted gracefully keeps its node's routes in the kernel throughout and,
@@ -59,7 +67,11 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 	for _, a := range addrs {
 		fmt.Fprintf(&cfg, " neighbor %s route-reflector-client\n", a)
 	}
-	cfg.WriteString(" network " + podRoutesOutside + "\n network 0.0.0.0/0\nexit-address-family\n")
+	cfg.WriteString(" network " + podRoutesOutside + "\n network 0.0.0.0/0\n")
+	for _, p := range podRoutesRefused {
+		cfg.WriteString(" network " + p + "\n")
+	}
+	cfg.WriteString("exit-address-family\n")
 	rr := netlab.StartFRR(rrNS, netlab.FRRConfig{ASN: 65001, RouterID: podRoutesRR, ListenAddrs: []string{podRoutesRR}, RawConfig: cfg.String()})
 
 	ensureNamespace(t)
@@ -88,6 +100,10 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		}
 		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, confDirs[i], extra...)
 	}
+	connected := make([]string, 2)
+	for i := range nodes {
+		connected[i] = nodes[i].MustExec("ip", "route", "show", "table", "main", "proto", "kernel")
+	}
 	for _, a := range addrs {
 		rr.WaitNeighborState(t, a, "Established", sessionTimeout)
 	}
@@ -102,7 +118,22 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		if out := nodes[i].MustExec("ip", "route", "show", "table", "main"); strings.Contains(out, podRoutesOutside) || strings.Contains(out, "default") {
 			t.Errorf("node %d installed a route the reflector sent outside the pod ranges:\n%s", i+1, out)
 		}
+		if got := nodes[i].MustExec("ip", "route", "show", "table", "main", "proto", "kernel"); got != connected[i] {
+			t.Errorf("node %d's connected routes changed:\nbefore:\n%s\nafter:\n%s", i+1, connected[i], got)
+		}
 	}
+	// Each refusal is counted by its reason (node 1: the /32 is a more-specific of
+	// node 2's pod CIDR, the /25 inside its own, the rest outside the pod ranges).
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		page := agents[0].metrics(t)
+		// At least: an UPDATE that arrives while importing starts is seen twice.
+		for reason, least := range map[string]float64{"not-a-node-pod-cidr": 1, "own-pod-cidr": 1, "outside-pod-ranges": 3} {
+			if n := sampleValue(page, `kbgp_pod_routes_rejected_total{reason="`+reason+`"}`); n < least {
+				return false, fmt.Sprintf("node 1: kbgp_pod_routes_rejected_total{reason=%q} %v, want at least %v, in\n%s", reason, n, least, grepLines(page, "kbgp_pod_routes"))
+			}
+		}
+		return true, ""
+	})
 
 	// A pod on each node, from the agent's CNI configuration: TCP both ways, node to
 	// node straight over the segment along the installed routes.
@@ -179,6 +210,18 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPodRoutes(t, nodes[0], map[string]string{})
+}
+
+// sampleValue is the value of series (name{labels} exactly as the page has it), 0 when
+// the page has none.
+func sampleValue(page, series string) float64 {
+	for _, l := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return 0
 }
 
 // startPodNetworkAgent starts an agent that is its node's pod network, its CNI
