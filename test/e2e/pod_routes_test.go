@@ -389,3 +389,115 @@ func TestPodToPodThroughARouter(t *testing.T) {
 		tcpAnswers(t, from.pod.ns, "TCP:["+to.pod.ip6.String()+"]:8086", want)
 	}
 }
+
+// TestPodRoutesSurviveTheFirstEndOfRIB: a node imports from two FRR route reflectors;
+// the second alone carries a third Node's pod CIDR. The node's agent restarts while
+// that reflector is cut off (iptables in its namespace, so its End-of-RIB comes late):
+// the first reflector's End-of-RIB does not sweep the route of the previous run that
+// only the slower one carries, and it is still there, never missing, once that one is
+// back.
+func TestPodRoutesSurviveTheFirstEndOfRIB(t *testing.T) {
+	independent(t)
+	lab := netlab.New(t)
+	br := lab.Bridge("seg")
+	const nodeAddr, ownCIDR, otherCIDR = "10.83.0.11", "10.244.31.0/24", "10.244.33.0/24"
+	rrAddrs := []string{"10.83.0.1", "10.83.0.2"}
+	node := lab.Namespace("node")
+	br.Attach(node, "to-seg", []string{nodeAddr + "/24"})
+	rrs := make([]*netlab.FRR, 2)
+	rrNS := make([]*netlab.Namespace, 2)
+	for i, a := range rrAddrs {
+		rrNS[i] = lab.Namespace(fmt.Sprintf("rr%d", i+1))
+		br.Attach(rrNS[i], "to-seg", []string{a + "/24"})
+		cfg := fmt.Sprintf("neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\nbgp graceful-restart\naddress-family ipv4 unicast\n neighbor %s route-reflector-client\n",
+			nodeAddr, nodeAddr, nodeAddr, nodeAddr)
+		if i == 1 {
+			cfg += " network " + otherCIDR + "\n"
+		}
+		rrs[i] = netlab.StartFRR(rrNS[i], netlab.FRRConfig{ASN: 65001, RouterID: a, ListenAddrs: []string{a}, RawConfig: cfg + "exit-address-family\n"})
+	}
+
+	ensureNamespace(t)
+	name := "e2e-podeor-" + strings.Trim(lab.Prefix(), "-")
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](120)},
+		Families:        []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, ImportPodRoutes: true}},
+	}}
+	var peers []kbgpv1.BGPNodePeer
+	for i, a := range rrAddrs {
+		peers = append(peers, kbgpv1.BGPNodePeer{BGPPeer: kbgpv1.BGPPeer{Name: fmt.Sprintf("rr%d", i+1), PeerAddress: a, PeerASN: 65001,
+			PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}})
+	}
+	create(t, pc,
+		// The third Node runs no agent here: the second reflector announces its pod CIDR.
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name + "-other"}, Spec: corev1.NodeSpec{PodCIDRs: []string{otherCIDR}}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{PodCIDRs: []string{ownCIDR}}},
+		&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: nodeAddr}, Peers: peers,
+		}}}})
+	confDir := t.TempDir()
+	agent := startPodNetworkAgent(t, lab, node, name, confDir, "--cluster-pod-cidrs", podRoutesCluster)
+	for _, rr := range rrs {
+		rr.WaitNeighborState(t, nodeAddr, "Established", sessionTimeout)
+	}
+	want := map[string]string{otherCIDR: rrAddrs[1]}
+	waitPodRoutes(t, node, want)
+
+	// The second reflector cut off from the node, then the agent restarted: the first
+	// reflector's session comes back (with its End-of-RIB) long before.
+	cut := [][]string{{"INPUT", "-s", nodeAddr, "-j", "DROP"}, {"OUTPUT", "-d", nodeAddr, "-j", "DROP"}}
+	for _, r := range cut {
+		rrNS[1].MustExec(append([]string{"iptables", "-w", "-A"}, r...)...)
+	}
+	restored := false
+	t.Cleanup(func() {
+		for _, r := range cut {
+			if !restored {
+				rrNS[1].Exec(append([]string{"iptables", "-w", "-D"}, r...)...)
+			}
+		}
+	})
+	if err := agent.proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !agent.proc.Wait(20 * time.Second) {
+		t.Fatal("agent did not exit within 20 s of SIGTERM")
+	}
+	agent.relay.Close()
+	// The old session is gone (the agent's socket closed with it) before the new agent
+	// starts, so the next Established is the new session.
+	netlab.WaitFor(t, sessionTimeout, 100*time.Millisecond, func() (bool, string) {
+		n, err := rrs[0].Neighbor(nodeAddr)
+		return err == nil && n.State != "Established", fmt.Sprintf("the first reflector's old session: %s %v", n.State, err)
+	})
+	startPodNetworkAgent(t, lab, node, name, confDir, "--cluster-pod-cidrs", podRoutesCluster)
+	stillThere := func(what string, d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			got, err := podRoutesIn(node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[otherCIDR] != rrAddrs[1] {
+				t.Fatalf("%s: the route only the slower reflector carries is gone: %v", what, got)
+			}
+		}
+	}
+	netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {
+		got, err := podRoutesIn(node)
+		if err != nil || got[otherCIDR] != rrAddrs[1] {
+			t.Fatalf("while the first reflector comes back: the route only the slower one carries is gone: %v %v", got, err)
+		}
+		n, err := rrs[0].Neighbor(nodeAddr)
+		return err == nil && n.State == "Established", fmt.Sprintf("the first reflector's new session: %s %v", n.State, err)
+	})
+	// Its End-of-RIB has arrived well within this.
+	stillThere("after the first reflector's End-of-RIB", 10*time.Second)
+
+	for _, r := range cut {
+		rrNS[1].MustExec(append([]string{"iptables", "-w", "-D"}, r...)...)
+	}
+	restored = true
+	rrs[1].WaitNeighborState(t, nodeAddr, "Established", sessionTimeout)
+	stillThere("after the second reflector's End-of-RIB", 5*time.Second)
+}
