@@ -35,8 +35,6 @@ const (
 // unless a peer sent them again.
 type podRoutes struct {
 	kernel kernelRoutes
-	// ranges are --cluster-pod-cidrs.
-	ranges []netip.Prefix
 	logger *slog.Logger
 	// changed is called, outside the lock, when the installed count changes.
 	changed func()
@@ -46,7 +44,8 @@ type podRoutes struct {
 	mu sync.Mutex
 	// nodesKnown: setNodes was called, the Node list is complete.
 	nodesKnown bool
-	scope      podnet.ImportScope
+	// scope is what routes are judged against; its Ranges are --cluster-pod-cidrs.
+	scope podnet.ImportScope
 	// sent is what each importing peer sends, per prefix: peer → next hop, whether it
 	// may be installed or not.
 	sent map[netip.Prefix]map[netip.Addr]netip.Addr
@@ -69,7 +68,7 @@ var _ bgp.RouteSink = (*podRoutes)(nil)
 // newPodRoutes takes over kbgp's routes already in the kernel as stale and sweeps what
 // is still stale after staleSweepAfter.
 func newPodRoutes(kernel kernelRoutes, ranges []netip.Prefix, logger *slog.Logger, changed func()) *podRoutes {
-	p := &podRoutes{kernel: kernel, ranges: ranges, logger: logger, changed: changed, retryFirst: retryFirst,
+	p := &podRoutes{kernel: kernel, logger: logger, changed: changed, retryFirst: retryFirst,
 		scope: podnet.ImportScope{Ranges: ranges},
 		sent:  map[netip.Prefix]map[netip.Addr]netip.Addr{}, installed: map[netip.Prefix]netip.Addr{}, stale: map[netip.Prefix]bool{},
 		awaitEoR: map[bgp.Family]map[netip.Addr]bool{}, failed: map[netip.Prefix]bool{}}
