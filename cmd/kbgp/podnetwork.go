@@ -28,7 +28,7 @@ func (o *podNetworkOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.bridge, "pod-bridge", "cbr0", "the pods' bridge (with --pod-network)")
 	f.IntVar(&o.mtu, "pod-mtu", 0, "MTU of the bridge and pods; 0: the smallest MTU of the host's up, non-loopback, non-virtual interfaces (with --pod-network)")
 	f.StringVar(&o.ipamDataDir, "cni-ipam-dir", "", "host-local's state directory; empty: host-local's default /var/lib/cni/networks (with --pod-network)")
-	f.StringSliceVar(&o.clusterPods, "cluster-pod-cidrs", nil, "the cluster's pod ranges (comma-separated CIDRs): routes from peers with importPodRoutes are installed only inside them; empty: the Nodes' pod CIDRs, which costs a watch of every Node (with --pod-network)")
+	f.StringSliceVar(&o.clusterPods, "cluster-pod-cidrs", nil, "the cluster's pod ranges (comma-separated CIDRs): of the Nodes' pod CIDRs that peers with importPodRoutes send, only those inside them are installed; empty: no bound but the Nodes' pod CIDRs (with --pod-network)")
 	f.StringVar(&o.stateDir, "cni-state-dir", cni.DefaultStateDir, "where kbgp-cni records the pod gateways it saw, for the agent's status (with --pod-network)")
 }
 

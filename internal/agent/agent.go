@@ -80,6 +80,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.StateDir != "" {
+		// Without it every checkpoint and marker write fails and graceful restart is
+		// silently off: created here, or no start at all.
+		if err := ensureStateDir(o.StateDir); err != nil {
+			return err
+		}
+	}
 	scheme, err := contract.NewScheme()
 	if err != nil {
 		return err
@@ -155,8 +162,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	bootID := currentBootID()
 	var start startState
 	if o.StateDir != "" {
-		start = readStartState(o.StateDir, bootID, time.Now(), o.Logger)
-		r.checkpoints = newCheckpointWriter(o.StateDir, bootID, set.Applied, start.raw, o.Logger)
+		start = readStartState(o.StateDir, o.NodeName, bootID, time.Now(), o.Logger)
+		r.checkpoints = newCheckpointWriter(o.StateDir, o.NodeName, bootID, set.Applied, start.raw, o.Logger)
 		if err := mgr.Add(r.checkpoints); err != nil {
 			return err
 		}
@@ -172,10 +179,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		if err := podNet.setup(mgr); err != nil {
 			return err
 		}
-		if len(o.PodNetwork.ClusterPodCIDRs) == 0 {
-			if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, routes: podNet.routes}); err != nil {
-				return err
-			}
+		if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, nodeName: o.NodeName, routes: podNet.routes}); err != nil {
+			return err
 		}
 	}
 	if err := mgr.Add(writer); err != nil {
@@ -208,7 +213,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	applied := set.Applied()
 	stopErr := set.Stop(stopCtx, true)
 	if stopErr == nil && o.StateDir != "" {
-		if err := writeRestartMarker(o.StateDir, applied, time.Now(), bootID); err != nil {
+		if err := writeRestartMarker(o.StateDir, applied, time.Now(), o.NodeName, bootID); err != nil {
 			o.Logger.Warn("graceful-restart marker not written: the next start is a fresh one", "error", err)
 		}
 	}

@@ -9,27 +9,33 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/metrics"
 )
 
 // checkpointInterval is the least time between two checkpoint writes: a burst of
-// Service events is one write of the state they leave, not one per event.
-const checkpointInterval = time.Second
+// Service events is one write of the state they leave, not one per event. A failed
+// write is tried again after twice as long each time, up to checkpointRetryMax.
+const (
+	checkpointInterval = time.Second
+	checkpointRetryMax = time.Minute
+)
 
 // checkpointWriter keeps the checkpoint in the state directory equal to what the
 // speakers run. It is told after every apply and writes only when the encoded state
 // differs from what the file holds.
 type checkpointWriter struct {
-	dir     string
-	bootID  string
-	applied func() bgp.Desired
-	logger  *slog.Logger
-	pending chan struct{}
+	dir      string
+	nodeName string
+	bootID   string
+	applied  func() bgp.Desired
+	logger   *slog.Logger
+	pending  chan struct{}
 	// last is the file's content as last written or read.
 	last []byte
 }
 
-func newCheckpointWriter(dir, bootID string, applied func() bgp.Desired, last []byte, logger *slog.Logger) *checkpointWriter {
-	return &checkpointWriter{dir: dir, bootID: bootID, applied: applied, logger: logger, pending: make(chan struct{}, 1), last: last}
+func newCheckpointWriter(dir, nodeName, bootID string, applied func() bgp.Desired, last []byte, logger *slog.Logger) *checkpointWriter {
+	return &checkpointWriter{dir: dir, nodeName: nodeName, bootID: bootID, applied: applied, logger: logger, pending: make(chan struct{}, 1), last: last}
 }
 
 // Trigger asks for a write of the current state; it never blocks. Safe on nil (no
@@ -44,8 +50,10 @@ func (w *checkpointWriter) Trigger() {
 	}
 }
 
-// Start writes on triggers until ctx ends, then writes what is still pending.
+// Start writes on triggers until ctx ends, then writes what is still pending. A failed
+// write is retried with backoff without waiting for the state to change again.
 func (w *checkpointWriter) Start(ctx context.Context) error {
+	failures := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -56,30 +64,45 @@ func (w *checkpointWriter) Start(ctx context.Context) error {
 			}
 			return nil
 		case <-w.pending:
-			w.write()
+			if w.write() {
+				failures = 0
+			} else {
+				failures++
+				w.Trigger()
+			}
+		}
+		wait := checkpointInterval
+		if failures > 0 {
+			wait = min(checkpointInterval<<min(failures, 16), checkpointRetryMax)
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(checkpointInterval):
+		case <-time.After(wait):
 		}
 	}
 }
 
-func (w *checkpointWriter) write() {
-	data, err := checkpoint.Encode(checkpoint.Checkpoint{BootID: w.bootID, Desired: w.applied()})
+// write writes the current state if it differs from the file; it reports false when
+// that failed.
+func (w *checkpointWriter) write() bool {
+	data, err := checkpoint.Encode(checkpoint.Checkpoint{NodeName: w.nodeName, BootID: w.bootID, Desired: w.applied()})
 	if err != nil {
 		w.logger.Warn("checkpoint not encoded", "error", err)
-		return
+		return true // encoding the same state again fails again
 	}
 	if bytes.Equal(data, w.last) {
-		return
+		metrics.SetCheckpointWriteFailing(false)
+		return true
 	}
 	if err := checkpoint.Write(w.dir, data); err != nil {
 		// The previous checkpoint stays; a restore from it is older, not wrong.
-		w.logger.Warn("checkpoint not written", "error", err)
-		return
+		w.logger.Warn("checkpoint not written; retrying", "error", err)
+		metrics.SetCheckpointWriteFailing(true)
+		return false
 	}
+	metrics.SetCheckpointWriteFailing(false)
 	w.last = data
+	return true
 }
 
 // restoreGate orders the one restore from the checkpoint against the first apply of

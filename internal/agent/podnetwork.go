@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -44,8 +45,9 @@ type PodNetwork struct {
 	IPAMDataDir string
 	// CNIStateDir is where kbgp-cni records the gateways it saw.
 	CNIStateDir string
-	// ClusterPodCIDRs are the cluster's pod ranges: routes received from peers with
-	// importPodRoutes are installed only inside them.
+	// ClusterPodCIDRs are the cluster's pod ranges: of the Nodes' pod CIDRs that peers
+	// with importPodRoutes send, only those inside them are installed. Empty: no bound
+	// but the Nodes'.
 	ClusterPodCIDRs []netip.Prefix
 }
 
@@ -79,7 +81,7 @@ type podNetworkReconciler struct {
 
 func newPodNetworkReconciler(c client.Client, nodeName string, config PodNetwork, logger *slog.Logger) *podNetworkReconciler {
 	r := &podNetworkReconciler{client: c, nodeName: nodeName, config: config, logger: logger, recount: make(chan event.GenericEvent, 1)}
-	r.routes = newPodRoutes(netlinkRoutes{}, config.ClusterPodCIDRs, logger, func() {
+	r.routes = newPodRoutes(netlinkRoutes{h: &netlink.Handle{}}, config.ClusterPodCIDRs, logger, func() {
 		select { // one pending report is enough
 		case r.recount <- event.GenericEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}}:
 		default:
@@ -130,7 +132,6 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 	case len(cidrs) == 0:
 		cond.Reason, cond.Message = reasonNoPodCIDR, "the Node has no pod CIDR yet"
 	default:
-		r.routes.setOwn(cidrs)
 		for _, c := range cidrs {
 			st.PodCIDRs = append(st.PodCIDRs, c.String())
 		}

@@ -14,12 +14,14 @@ import (
 	"kbgp.io/kbgp/internal/podnet"
 )
 
-// clusterPodCIDRs follows every Node's pod CIDRs: without --cluster-pod-cidrs they are
-// the ranges received routes are installed from. It costs a watch of all Nodes per
-// agent, which is why the flag is the recommended way; the informer keeps nothing of a
-// Node but its name and pod CIDRs, and only a change of those recomputes the set.
+// clusterPodCIDRs follows every Node's pod CIDRs: a received route is installed only
+// if it is exactly one of them, and never one of this node's. It costs a watch of all
+// Nodes per agent; the informer keeps nothing of a Node but its name and pod CIDRs, and
+// only a change of those recomputes the set. Until the first complete list nothing is
+// installed (the node's own pod CIDRs are not known before it).
 type clusterPodCIDRs struct {
 	clientset kubernetes.Interface
+	nodeName  string
 	routes    *podRoutes
 }
 
@@ -29,15 +31,20 @@ func (c *clusterPodCIDRs) Start(ctx context.Context) error {
 	nodes := factory.Core().V1().Nodes()
 	informer := nodes.Informer()
 	recompute := func() {
-		var all []netip.Prefix
+		var all, own []netip.Prefix
 		for _, obj := range informer.GetStore().List() {
 			n := obj.(*corev1.Node)
-			if cidrs, err := podnet.PodCIDRs(n.Spec.PodCIDRs, n.Spec.PodCIDR); err == nil {
-				all = append(all, cidrs...)
+			cidrs, err := podnet.PodCIDRs(n.Spec.PodCIDRs, n.Spec.PodCIDR)
+			if err != nil {
+				continue
+			}
+			all = append(all, cidrs...)
+			if n.Name == c.nodeName {
+				own = cidrs
 			}
 		}
 		slices.SortFunc(all, netip.Prefix.Compare)
-		c.routes.setCluster(slices.Compact(all))
+		c.routes.setNodes(slices.Compact(all), own)
 	}
 	// Events only mark the set stale; one loop recomputes it, so the initial list of N
 	// Nodes, or a burst of changes, costs one pass over the Nodes, not one per event.
@@ -64,6 +71,7 @@ func (c *clusterPodCIDRs) Start(ctx context.Context) error {
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	factory.WaitForCacheSync(ctx.Done())
+	mark() // the complete list is known even when it is empty
 	for {
 		select {
 		case <-ctx.Done():

@@ -25,10 +25,12 @@ const restartMarkerFile = "graceful-restart.json"
 //
 // BootID ties the marker to the running kernel: the forwarding state the routes lead
 // to (pod and Service routing on the node) survives an agent restart, not a reboot, so
-// a marker from before a reboot is not used.
+// a marker from before a reboot is not used; NodeName ties it to the node, so a disk
+// image of another node's state directory claims nothing.
 type restartMarker struct {
 	StoppedAt   time.Time     `json:"stoppedAt"`
 	RestartTime time.Duration `json:"restartTime"`
+	NodeName    string        `json:"nodeName"`
 	BootID      string        `json:"bootID"`
 }
 
@@ -47,12 +49,12 @@ func currentBootID() string {
 
 // writeRestartMarker records a graceful stop of speakers that ran applied; nothing is
 // written when no peer has graceful restart (no router keeps anything).
-func writeRestartMarker(dir string, applied bgp.Desired, now time.Time, bootID string) error {
+func writeRestartMarker(dir string, applied bgp.Desired, now time.Time, nodeName, bootID string) error {
 	longest := applied.LongestRestartTime()
 	if longest == 0 {
 		return nil
 	}
-	data, err := json.Marshal(restartMarker{StoppedAt: now.UTC(), RestartTime: longest, BootID: bootID})
+	data, err := json.Marshal(restartMarker{StoppedAt: now.UTC(), RestartTime: longest, NodeName: nodeName, BootID: bootID})
 	if err != nil {
 		return err
 	}
@@ -65,9 +67,9 @@ func writeRestartMarker(dir string, applied bgp.Desired, now time.Time, bootID s
 
 // takeRestartMarker reads and removes the marker a graceful stop left. found says there
 // was one; until is when this start stops being a graceful restart — zero when the
-// marker did not parse, is from another boot, or the routers' restart timers have run
-// out since (they flushed the routes).
-func takeRestartMarker(dir string, now time.Time, bootID string) (until time.Time, found bool, err error) {
+// marker did not parse, is from another node or boot, or the routers' restart timers
+// have run out since (they flushed the routes).
+func takeRestartMarker(dir string, now time.Time, nodeName, bootID string) (until time.Time, found bool, err error) {
 	path := filepath.Join(dir, restartMarkerFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -83,6 +85,9 @@ func takeRestartMarker(dir string, now time.Time, bootID string) (until time.Tim
 	var m restartMarker
 	if err := json.Unmarshal(data, &m); err != nil {
 		return time.Time{}, true, fmt.Errorf("restart marker %s: %w", path, err)
+	}
+	if m.NodeName != nodeName {
+		return time.Time{}, true, fmt.Errorf("restart marker %s is node %q's, this is %q", path, m.NodeName, nodeName)
 	}
 	if bootID == "" || m.BootID != bootID {
 		return time.Time{}, true, fmt.Errorf("restart marker %s is from another boot of the node (%q, now %q): forwarding state did not survive", path, m.BootID, bootID)

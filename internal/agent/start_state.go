@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"kbgp.io/kbgp/internal/checkpoint"
@@ -26,8 +28,23 @@ type startState struct {
 	raw []byte
 }
 
+// ensureStateDir creates the state directory, readable by its owner only, where it does
+// not exist, and checks that files can be written in it.
+func ensureStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("state directory %s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
 // readStartState takes the restart marker and reads the checkpoint. Either may be
-// missing or unusable; the start is then a fresh one, which is always safe.
+// missing, unusable or another node's or boot's; the start is then a fresh one, which
+// is always safe.
 //
 // After a graceful stop the marker says until when the routers keep the routes. After
 // a crash (a checkpoint of this boot but no marker: SIGKILL, OOM, a panic) the
@@ -35,9 +52,9 @@ type startState struct {
 // most the longest restart time of its peers from then, so the start claims forwarding
 // state until that long from now: the node's forwarding did not stop with the agent,
 // and a router whose timer already ran out has nothing stale to keep.
-func readStartState(dir, bootID string, now time.Time, logger *slog.Logger) startState {
+func readStartState(dir, nodeName, bootID string, now time.Time, logger *slog.Logger) startState {
 	var st startState
-	until, found, err := takeRestartMarker(dir, now, bootID)
+	until, found, err := takeRestartMarker(dir, now, nodeName, bootID)
 	if err != nil {
 		logger.Warn("graceful-restart marker unusable; not claiming forwarding state", "error", err)
 	}
@@ -46,8 +63,14 @@ func readStartState(dir, bootID string, now time.Time, logger *slog.Logger) star
 	if err != nil {
 		logger.Warn("checkpoint unusable; starting without it", "error", err)
 	}
+	if ok {
+		if err := c.Belongs(nodeName, bootID); err != nil {
+			logger.Warn("checkpoint not restored; starting without it", "error", err)
+			ok = false
+		}
+	}
 	st.checkpoint, st.hasCheckpoint, st.raw = c, ok, raw
-	if !found && ok && bootID != "" && c.BootID == bootID {
+	if !found && ok {
 		if rt := c.Desired.LongestRestartTime(); rt > 0 {
 			st.restartUntil = now.Add(rt)
 			logger.Info("restarting after an agent crash on this boot: forwarding state preserved", "until", st.restartUntil)

@@ -21,6 +21,9 @@ type RouteSink interface {
 	// EndOfRIB reports that peer sent its whole table in family (RFC 4724): what it did
 	// not send again after a restart is gone.
 	EndOfRIB(peer netip.Addr, family Family)
+	// Importing reports that peer imports family: after a restart, the routes of the
+	// previous run wait for its End-of-RIB too.
+	Importing(peer netip.Addr, family Family)
 	// Forget drops everything peer sent in family: the peer was deleted or stopped
 	// importing it.
 	Forget(peer netip.Addr, family Family)

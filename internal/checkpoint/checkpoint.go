@@ -20,11 +20,14 @@ import (
 )
 
 // Version is the format of the file. A file of another version is refused: the agent
-// then starts as it would without one.
-const Version = 1
+// then starts as it would without one. Version 2 added the node name.
+const Version = 2
 
-// Checkpoint is the applied desired state and the boot it was recorded in.
+// Checkpoint is the applied desired state, the node and the boot it was recorded in.
 type Checkpoint struct {
+	// NodeName is the node it was written on: a disk image of another node must not
+	// make this one announce that node's pod CIDR, router ID and addresses.
+	NodeName string
 	// BootID is the kernel's boot ID when it was written: the node's forwarding state
 	// (which the routes announce) survives an agent restart, not a reboot.
 	BootID string
@@ -37,6 +40,7 @@ type Checkpoint struct {
 // Peers and paths use the bgp types' own field names; Password is always empty.
 type file struct {
 	Version   int        `json:"version"`
+	NodeName  string     `json:"nodeName"`
 	BootID    string     `json:"bootID"`
 	Instances []instance `json:"instances"`
 }
@@ -50,7 +54,7 @@ type instance struct {
 // Encode renders c. Peers with a password are left out; Global.Restarting, a start-up
 // condition rather than state, is not recorded.
 func Encode(c Checkpoint) ([]byte, error) {
-	f := file{Version: Version, BootID: c.BootID, Instances: []instance{}}
+	f := file{Version: Version, NodeName: c.NodeName, BootID: c.BootID, Instances: []instance{}}
 	for _, key := range slices.SortedFunc(maps.Keys(c.Desired.Instances), bgp.InstanceKey.Compare) {
 		di := c.Desired.Instances[key]
 		g := di.Global
@@ -93,7 +97,22 @@ func Decode(data []byte) (Checkpoint, error) {
 		}
 		d.Instances[inst.Key] = di
 	}
-	return Checkpoint{BootID: f.BootID, Desired: d}, nil
+	return Checkpoint{NodeName: f.NodeName, BootID: f.BootID, Desired: d}, nil
+}
+
+// Belongs says why c must not be restored on node in boot, nil when it may: what it
+// announces (the node's pod CIDR, Services with local endpoints, its router ID) is
+// forwarding state of the node and boot it was written in; after a reboot no pod
+// serves it yet, and another node's is wrong altogether. A boot that cannot be told
+// ("") matches none.
+func (c Checkpoint) Belongs(node, boot string) error {
+	if c.NodeName != node {
+		return fmt.Errorf("checkpoint of node %q, this is %q", c.NodeName, node)
+	}
+	if boot == "" || c.BootID != boot {
+		return fmt.Errorf("checkpoint of boot %q, now %q: the forwarding state it describes did not survive", c.BootID, boot)
+	}
+	return nil
 }
 
 func decodeInstance(inst instance) (bgp.DesiredInstance, error) {

@@ -55,7 +55,7 @@ func state() bgp.Desired {
 // TestRoundTrip: what Encode writes, Decode reads back as it was — except what is
 // never recorded: peers with a TCP MD5 key and the restarting flag.
 func TestRoundTrip(t *testing.T) {
-	in := Checkpoint{BootID: "b1", Desired: state()}
+	in := Checkpoint{NodeName: "n1", BootID: "b1", Desired: state()}
 	data, err := Encode(in)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decode: %v\n%s", err, data)
 	}
-	want := Checkpoint{BootID: "b1", Desired: state()}
+	want := Checkpoint{NodeName: "n1", BootID: "b1", Desired: state()}
 	delete(want.Desired.Instances[keyDefault].Peers, "md5")
 	g := want.Desired.Instances[keyDefault]
 	g.Global.Restarting = false
@@ -96,7 +96,7 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
 		{"not JSON", `{`, `[`, "checkpoint:"},
-		{"other version", `"version": 1`, `"version": 2`, "version 2"},
+		{"other version", `"version": 2`, `"version": 1`, "version 1"},
 		{"unknown field", `"bootID"`, `"bootId2": 1, "bootID"`, "unknown field"},
 		{"password", `"Password": ""`, `"Password": "x"`, "password"},
 		{"ASN not the key's", `"ASN": 65001`, `"ASN": 65002`, "does not match"},
@@ -159,5 +159,28 @@ func TestWriteReplacesAtomically(t *testing.T) {
 	}
 	if _, _, ok, err := Read(dir); ok || err == nil {
 		t.Errorf("Read of a corrupted checkpoint: %v, %v", ok, err)
+	}
+}
+
+// TestBelongs: a checkpoint is restored only on the node and in the boot it was
+// written in.
+func TestBelongs(t *testing.T) {
+	c := Checkpoint{NodeName: "n1", BootID: "b1"}
+	for _, tc := range []struct {
+		node, boot string
+		want       bool
+	}{
+		{"n1", "b1", true},
+		{"n2", "b1", false},
+		{"n1", "b2", false},
+		{"n1", "", false},
+		{"", "b1", false},
+	} {
+		if err := c.Belongs(tc.node, tc.boot); (err == nil) != tc.want {
+			t.Errorf("node %q boot %q: %v, want usable %v", tc.node, tc.boot, err, tc.want)
+		}
+	}
+	if err := (Checkpoint{BootID: "b1"}).Belongs("n1", "b1"); err == nil {
+		t.Error("a checkpoint that names no node is restored")
 	}
 }

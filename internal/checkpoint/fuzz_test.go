@@ -15,7 +15,7 @@ func FuzzDecode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range [][]byte{good, empty, []byte(`{"version":1}`), []byte(`null`), []byte(`{"version":1,"instances":[{}]}`)} {
+	for _, seed := range [][]byte{good, empty, []byte(`{"version":2}`), []byte(`null`), []byte(`{"version":2,"instances":[{}]}`)} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -264,3 +264,18 @@ func staleRules(prev Gateway, current []Gateway) []Rule {
 	}
 	return slices.DeleteFunc(old, func(r Rule) bool { return keep[r.String()] })
 }
+
+// supersededGateways are the recorded gateways of the bridges in gws, of a family gws
+// has, at another address: the bridge's gateway moved (the node's pod CIDR changed),
+// and their rules match nothing it sends any more.
+func supersededGateways(records, gws []Gateway) []Gateway {
+	var out []Gateway
+	for _, r := range records {
+		sameBridgeAndFamily := func(g Gateway) bool { return g.Bridge == r.Bridge && g.Family() == r.Family() }
+		current := func(g Gateway) bool { return g.Gateway == r.Gateway }
+		if slices.ContainsFunc(gws, sameBridgeAndFamily) && !slices.ContainsFunc(gws, current) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

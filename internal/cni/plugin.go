@@ -75,8 +75,8 @@ func parseConfig(stdin []byte) (*Config, error) {
 	if conf.StateDir == "" {
 		conf.StateDir = DefaultStateDir
 	}
-	if !filepath.IsAbs(conf.StateDir) {
-		return nil, types.NewError(types.ErrInvalidNetworkConfig, fmt.Sprintf("stateDir %q is not an absolute path", conf.StateDir), "")
+	if !filepath.IsAbs(conf.StateDir) || filepath.Clean(conf.StateDir) != conf.StateDir {
+		return nil, types.NewError(types.ErrInvalidNetworkConfig, fmt.Sprintf("stateDir %q is not a clean absolute path", conf.StateDir), "")
 	}
 	if err := version.ParsePrevResult(&conf.PluginConf); err != nil {
 		return nil, types.NewError(types.ErrDecodingFailure, err.Error(), "")
@@ -170,6 +170,11 @@ func (p *Plugin) ensure(stateDir string, gws []Gateway) error {
 			replaced = append(replaced, prev)
 		}
 	}
+	records, err := ReadGateways(stateDir)
+	if err != nil {
+		p.note("superseded gateways not looked for: %v", err)
+	}
+	superseded := supersededGateways(records, gws)
 	rules, err := Rules(gws)
 	if err != nil {
 		return err
@@ -182,13 +187,20 @@ func (p *Plugin) ensure(stateDir string, gws []Gateway) error {
 			return err
 		}
 	}
+	for _, g := range superseded {
+		if err := removeGateway(stateDir, g.Gateway); err != nil {
+			p.note("record of superseded gateway %s not removed: %v", g.Gateway, err)
+		}
+	}
+	replaced = append(replaced, superseded...)
 	if len(replaced) == 0 {
 		return nil
 	}
-	// A gateway's rules for a MAC the bridge no longer has (or a subnet it no longer
-	// serves) match nothing the bridge sends: remove them, or every MAC change (a bridge
-	// recreated, or one whose MAC follows its ports) would leave two more rules behind.
-	// Rules a current record still yields stay.
+	// A gateway's rules for a MAC the bridge no longer has, a subnet it no longer
+	// serves or an address that is no longer its gateway match nothing the bridge
+	// sends: remove them, or every MAC change (a bridge recreated, or one whose MAC
+	// follows its ports) or pod CIDR change would leave rules behind. Rules a current
+	// record still yields stay.
 	current, err := ReadGateways(stateDir)
 	if err != nil {
 		p.note("stale dedup rules left in place: %v", err)

@@ -121,11 +121,58 @@ func writeGateway(stateDir string, g Gateway) error {
 	return nil
 }
 
-// lockState takes the state dir's lock (an exclusive flock on <stateDir>/lock), creating
-// the directory when needed, so that two plugin runs (two pods added at once) never
+// removeGateway removes gw's record.
+func removeGateway(stateDir string, gw netip.Addr) error {
+	err := os.Remove(filepath.Join(stateDir, gatewaysDir, RecordName(gw)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// checkStateDir refuses a state directory through which the plugin, which runs as
+// root with a directory the conflist names, could be made to write elsewhere: every
+// existing component of the path must be a directory (no symlink) owned by root and
+// not writable by group or others — an ancestor may be if it is sticky, as /tmp.
+// What does not exist yet is created by the plugin under a directory only root can
+// change.
+func checkStateDir(dir string) error {
+	path := "/"
+	rest := strings.Split(strings.TrimPrefix(dir, "/"), "/")
+	for {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("state dir %s: %w", dir, err)
+		}
+		last := len(rest) == 0 || rest[0] == ""
+		switch st, _ := fi.Sys().(*syscall.Stat_t); {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("state dir %s: %s is a symlink", dir, path)
+		case !fi.IsDir():
+			return fmt.Errorf("state dir %s: %s is not a directory", dir, path)
+		case st == nil || st.Uid != 0:
+			return fmt.Errorf("state dir %s: %s is not owned by root", dir, path)
+		case fi.Mode().Perm()&0o022 != 0 && (last || fi.Mode()&fs.ModeSticky == 0):
+			return fmt.Errorf("state dir %s: %s is writable by others (%s)", dir, path, fi.Mode().Perm())
+		}
+		if last {
+			return nil
+		}
+		path, rest = filepath.Join(path, rest[0]), rest[1:]
+	}
+}
+
+// lockState takes the state dir's lock (an exclusive flock on <stateDir>/lock), checking
+// the directory (checkStateDir) and creating it when needed, so that two plugin runs (two pods added at once) never
 // interleave their ebtables checks and adds or their record writes. It waits at most
 // lockTimeout. The lock goes with the process, also when it dies.
 func lockState(stateDir string) (unlock func(), err error) {
+	if err := checkStateDir(stateDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return nil, err
 	}

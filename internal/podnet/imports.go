@@ -1,36 +1,93 @@
 package podnet
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // Reasons a received route is not installed, as metric labels.
 const (
 	RejectOutsidePodRanges = "outside-pod-ranges"
+	RejectNotNodePodCIDR   = "not-a-node-pod-cidr"
 	RejectOwnPodCIDR       = "own-pod-cidr"
 	RejectNoNextHop        = "no-next-hop"
+	RejectLocalNextHop     = "local-next-hop"
+	RejectNonUnicast       = "non-unicast-next-hop"
+	// RejectForeignRoute is given by the kernel side, not ImportRejection: the table
+	// already has a route to the prefix that kbgp did not install (a connected route,
+	// another daemon's), which kbgp never replaces.
+	RejectForeignRoute = "foreign-route"
 )
 
+// ImportScope is what a received route is judged against.
+type ImportScope struct {
+	// Ranges are the cluster's pod ranges (--cluster-pod-cidrs): a Node's pod CIDR
+	// outside them is not installed either. Empty: the Nodes' pod CIDRs are the ranges.
+	Ranges []netip.Prefix
+	// NodePodCIDRs are the pod CIDRs of the cluster's Nodes, this node's included:
+	// only these prefixes, exactly, are installed.
+	NodePodCIDRs []netip.Prefix
+	// Own are this node's pod CIDRs.
+	Own []netip.Prefix
+	// Local are the node's own addresses, with their prefix lengths.
+	Local []netip.Prefix
+}
+
 // ImportRejection says why a route a peer sent must not reach the node's kernel, ""
-// when it may: only another node's pod CIDR does — inside one of the cluster's pod
-// ranges, not overlapping the node's own pod CIDRs (a router must never steer the
-// node's own pods elsewhere), with a usable next hop of the route's family.
-func ImportRejection(prefix netip.Prefix, nextHop netip.Addr, cluster, own []netip.Prefix) string {
-	inside := false
-	for _, c := range cluster {
-		if c.Addr().Is4() == prefix.Addr().Is4() && c.Bits() <= prefix.Bits() && c.Contains(prefix.Addr()) {
-			inside = true
-			break
-		}
+// when it may. Only another node's pod CIDR does, exactly as its Node has it (a
+// more-specific would let any speaker the reflector accepts pull one pod's traffic
+// away), never one overlapping the node's own pod CIDRs (a router must never steer the
+// node's own pods elsewhere), via a next hop of the route's family that is another
+// host: not loopback, not the node's own address or one of its pods, not multicast or
+// broadcast.
+func ImportRejection(prefix netip.Prefix, nextHop netip.Addr, s ImportScope) string {
+	ranges := s.Ranges
+	if len(ranges) == 0 {
+		ranges = s.NodePodCIDRs
 	}
-	if !inside {
+	if !slices.ContainsFunc(ranges, func(r netip.Prefix) bool { return within(prefix, r) }) {
 		return RejectOutsidePodRanges
 	}
-	for _, o := range own {
-		if o.Overlaps(prefix) {
-			return RejectOwnPodCIDR
-		}
+	if slices.ContainsFunc(s.Own, prefix.Overlaps) {
+		return RejectOwnPodCIDR
 	}
-	if !nextHop.IsValid() || nextHop.Is4() != prefix.Addr().Is4() || nextHop.IsUnspecified() {
+	if !slices.Contains(s.NodePodCIDRs, prefix) {
+		return RejectNotNodePodCIDR
+	}
+	return nextHopRejection(prefix, nextHop.Unmap(), s)
+}
+
+// within reports whether p lies inside r.
+func within(p, r netip.Prefix) bool {
+	return r.Addr().Is4() == p.Addr().Is4() && r.Bits() <= p.Bits() && r.Contains(p.Addr())
+}
+
+func nextHopRejection(prefix netip.Prefix, nh netip.Addr, s ImportScope) string {
+	if !nh.IsValid() || nh.Is4() != prefix.Addr().Is4() || nh.IsUnspecified() {
 		return RejectNoNextHop
 	}
+	if nh.IsMulticast() || nh == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return RejectNonUnicast
+	}
+	if nh.IsLoopback() || slices.ContainsFunc(s.Own, func(o netip.Prefix) bool { return o.Contains(nh) }) {
+		return RejectLocalNextHop
+	}
+	for _, l := range s.Local {
+		if l.Addr().Unmap() == nh {
+			return RejectLocalNextHop
+		}
+		if l.Addr().Is4() && l.Bits() <= 30 && nh == lastAddr(l.Masked()) {
+			return RejectNonUnicast // the directed broadcast of a connected subnet
+		}
+	}
 	return ""
+}
+
+// lastAddr is the highest address of an IPv4 prefix.
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Addr().As4()
+	for i := p.Bits(); i < 32; i++ {
+		a[i/8] |= 1 << (7 - i%8)
+	}
+	return netip.AddrFrom4(a)
 }

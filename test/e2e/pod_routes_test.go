@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,12 +27,19 @@ const (
 	podRouteProtoName = "210"
 )
 
+// The reflector's own routes that no node may install, besides podRoutesOutside and a
+// default route: a /32 inside node 2's pod CIDR, a /25 inside node 1's and a
+// more-specific of the nodes' subnet.
+var podRoutesRefused = []string{"10.244.12.17/32", "10.244.11.128/25", "10.81.0.128/25"}
+
 // TestPodRoutesThroughARouteReflector: two pod-network nodes on one L2 segment peer
 // (iBGP) with an FRR route reflector that forwards nothing. Each announces its pod
 // CIDR; with importPodRoutes each installs the other's into its kernel, next hop the
 // other node, under kbgp's route protocol, and reports the count (node 1 knows the
 // cluster's pod range from --cluster-pod-cidrs, node 2 from the Nodes' pod CIDRs); the reflector's own
-// routes outside the pod ranges (a prefix and a default route) are not installed; a pod
+// routes that are no Node's pod CIDR (a prefix outside the pod ranges, a default route,
+// more-specifics of a node's pod CIDR and of the node subnet) are not installed and are
+// counted by reason, and the connected routes stay byte-identical; a pod
 // on each node (Debian's CNI plugins, driven through libcni from the agent's CNI
 // configuration) reaches the other over TCP, node to node.
 // An agent restarted gracefully keeps its node's routes in the kernel throughout and,
@@ -59,7 +67,11 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 	for _, a := range addrs {
 		fmt.Fprintf(&cfg, " neighbor %s route-reflector-client\n", a)
 	}
-	cfg.WriteString(" network " + podRoutesOutside + "\n network 0.0.0.0/0\nexit-address-family\n")
+	cfg.WriteString(" network " + podRoutesOutside + "\n network 0.0.0.0/0\n")
+	for _, p := range podRoutesRefused {
+		cfg.WriteString(" network " + p + "\n")
+	}
+	cfg.WriteString("exit-address-family\n")
 	rr := netlab.StartFRR(rrNS, netlab.FRRConfig{ASN: 65001, RouterID: podRoutesRR, ListenAddrs: []string{podRoutesRR}, RawConfig: cfg.String()})
 
 	ensureNamespace(t)
@@ -88,6 +100,10 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		}
 		agents[i] = startPodNetworkAgent(t, lab, nodes[i], name, confDirs[i], extra...)
 	}
+	connected := make([]string, 2)
+	for i := range nodes {
+		connected[i] = nodes[i].MustExec("ip", "route", "show", "table", "main", "proto", "kernel")
+	}
 	for _, a := range addrs {
 		rr.WaitNeighborState(t, a, "Established", sessionTimeout)
 	}
@@ -102,7 +118,22 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		if out := nodes[i].MustExec("ip", "route", "show", "table", "main"); strings.Contains(out, podRoutesOutside) || strings.Contains(out, "default") {
 			t.Errorf("node %d installed a route the reflector sent outside the pod ranges:\n%s", i+1, out)
 		}
+		if got := nodes[i].MustExec("ip", "route", "show", "table", "main", "proto", "kernel"); got != connected[i] {
+			t.Errorf("node %d's connected routes changed:\nbefore:\n%s\nafter:\n%s", i+1, connected[i], got)
+		}
 	}
+	// Each refusal is counted by its reason (node 1: the /32 is a more-specific of
+	// node 2's pod CIDR, the /25 inside its own, the rest outside the pod ranges).
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		page := agents[0].metrics(t)
+		// At least: an UPDATE that arrives while importing starts is seen twice.
+		for reason, least := range map[string]float64{"not-a-node-pod-cidr": 1, "own-pod-cidr": 1, "outside-pod-ranges": 3} {
+			if n := sampleValue(page, `kbgp_pod_routes_rejected_total{reason="`+reason+`"}`); n < least {
+				return false, fmt.Sprintf("node 1: kbgp_pod_routes_rejected_total{reason=%q} %v, want at least %v, in\n%s", reason, n, least, grepLines(page, "kbgp_pod_routes"))
+			}
+		}
+		return true, ""
+	})
 
 	// A pod on each node, from the agent's CNI configuration: TCP both ways, node to
 	// node straight over the segment along the installed routes.
@@ -179,6 +210,18 @@ func TestPodRoutesThroughARouteReflector(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPodRoutes(t, nodes[0], map[string]string{})
+}
+
+// sampleValue is the value of series (name{labels} exactly as the page has it), 0 when
+// the page has none.
+func sampleValue(page, series string) float64 {
+	for _, l := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return 0
 }
 
 // startPodNetworkAgent starts an agent that is its node's pod network, its CNI
@@ -345,4 +388,116 @@ func TestPodToPodThroughARouter(t *testing.T) {
 		tcpAnswers(t, from.pod.ns, "TCP:"+to.pod.ip4.String()+":8080", want)
 		tcpAnswers(t, from.pod.ns, "TCP:["+to.pod.ip6.String()+"]:8086", want)
 	}
+}
+
+// TestPodRoutesSurviveTheFirstEndOfRIB: a node imports from two FRR route reflectors;
+// the second alone carries a third Node's pod CIDR. The node's agent restarts while
+// that reflector is cut off (iptables in its namespace, so its End-of-RIB comes late):
+// the first reflector's End-of-RIB does not sweep the route of the previous run that
+// only the slower one carries, and it is still there, never missing, once that one is
+// back.
+func TestPodRoutesSurviveTheFirstEndOfRIB(t *testing.T) {
+	independent(t)
+	lab := netlab.New(t)
+	br := lab.Bridge("seg")
+	const nodeAddr, ownCIDR, otherCIDR = "10.83.0.11", "10.244.31.0/24", "10.244.33.0/24"
+	rrAddrs := []string{"10.83.0.1", "10.83.0.2"}
+	node := lab.Namespace("node")
+	br.Attach(node, "to-seg", []string{nodeAddr + "/24"})
+	rrs := make([]*netlab.FRR, 2)
+	rrNS := make([]*netlab.Namespace, 2)
+	for i, a := range rrAddrs {
+		rrNS[i] = lab.Namespace(fmt.Sprintf("rr%d", i+1))
+		br.Attach(rrNS[i], "to-seg", []string{a + "/24"})
+		cfg := fmt.Sprintf("neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\nbgp graceful-restart\naddress-family ipv4 unicast\n neighbor %s route-reflector-client\n",
+			nodeAddr, nodeAddr, nodeAddr, nodeAddr)
+		if i == 1 {
+			cfg += " network " + otherCIDR + "\n"
+		}
+		rrs[i] = netlab.StartFRR(rrNS[i], netlab.FRRConfig{ASN: 65001, RouterID: a, ListenAddrs: []string{a}, RawConfig: cfg + "exit-address-family\n"})
+	}
+
+	ensureNamespace(t)
+	name := "e2e-podeor-" + strings.Trim(lab.Prefix(), "-")
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](120)},
+		Families:        []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, ImportPodRoutes: true}},
+	}}
+	var peers []kbgpv1.BGPNodePeer
+	for i, a := range rrAddrs {
+		peers = append(peers, kbgpv1.BGPNodePeer{BGPPeer: kbgpv1.BGPPeer{Name: fmt.Sprintf("rr%d", i+1), PeerAddress: a, PeerASN: 65001,
+			PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}})
+	}
+	create(t, pc,
+		// The third Node runs no agent here: the second reflector announces its pod CIDR.
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name + "-other"}, Spec: corev1.NodeSpec{PodCIDRs: []string{otherCIDR}}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{PodCIDRs: []string{ownCIDR}}},
+		&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: nodeAddr}, Peers: peers,
+		}}}})
+	confDir := t.TempDir()
+	agent := startPodNetworkAgent(t, lab, node, name, confDir, "--cluster-pod-cidrs", podRoutesCluster)
+	for _, rr := range rrs {
+		rr.WaitNeighborState(t, nodeAddr, "Established", sessionTimeout)
+	}
+	want := map[string]string{otherCIDR: rrAddrs[1]}
+	waitPodRoutes(t, node, want)
+
+	// The second reflector cut off from the node, then the agent restarted: the first
+	// reflector's session comes back (with its End-of-RIB) long before.
+	cut := [][]string{{"INPUT", "-s", nodeAddr, "-j", "DROP"}, {"OUTPUT", "-d", nodeAddr, "-j", "DROP"}}
+	for _, r := range cut {
+		rrNS[1].MustExec(append([]string{"iptables", "-w", "-A"}, r...)...)
+	}
+	restored := false
+	t.Cleanup(func() {
+		for _, r := range cut {
+			if !restored {
+				rrNS[1].Exec(append([]string{"iptables", "-w", "-D"}, r...)...)
+			}
+		}
+	})
+	if err := agent.proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !agent.proc.Wait(20 * time.Second) {
+		t.Fatal("agent did not exit within 20 s of SIGTERM")
+	}
+	agent.relay.Close()
+	// The old session is gone (the agent's socket closed with it) before the new agent
+	// starts, so the next Established is the new session.
+	netlab.WaitFor(t, sessionTimeout, 100*time.Millisecond, func() (bool, string) {
+		n, err := rrs[0].Neighbor(nodeAddr)
+		return err == nil && n.State != "Established", fmt.Sprintf("the first reflector's old session: %s %v", n.State, err)
+	})
+	startPodNetworkAgent(t, lab, node, name, confDir, "--cluster-pod-cidrs", podRoutesCluster)
+	stillThere := func(what string, d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			got, err := podRoutesIn(node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[otherCIDR] != rrAddrs[1] {
+				t.Fatalf("%s: the route only the slower reflector carries is gone: %v", what, got)
+			}
+		}
+	}
+	netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {
+		got, err := podRoutesIn(node)
+		if err != nil || got[otherCIDR] != rrAddrs[1] {
+			t.Fatalf("while the first reflector comes back: the route only the slower one carries is gone: %v %v", got, err)
+		}
+		n, err := rrs[0].Neighbor(nodeAddr)
+		return err == nil && n.State == "Established", fmt.Sprintf("the first reflector's new session: %s %v", n.State, err)
+	})
+	// Its End-of-RIB has arrived well within this.
+	stillThere("after the first reflector's End-of-RIB", 10*time.Second)
+
+	for _, r := range cut {
+		rrNS[1].MustExec(append([]string{"iptables", "-w", "-D"}, r...)...)
+	}
+	restored = true
+	rrs[1].WaitNeighborState(t, nodeAddr, "Established", sessionTimeout)
+	stillThere("after the second reflector's End-of-RIB", 5*time.Second)
 }

@@ -34,6 +34,7 @@ func TestPrometheusManifestsApply(t *testing.T) {
 	for _, want := range []string{
 		"podmonitor.monitoring.coreos.com/kbgp serverside-applied (server dry run)",
 		"prometheusrule.monitoring.coreos.com/kbgp-load-balancer serverside-applied (server dry run)",
+		"prometheusrule.monitoring.coreos.com/kbgp-node-state serverside-applied (server dry run)",
 		"prometheusrule.monitoring.coreos.com/kbgp-router-id serverside-applied (server dry run)",
 		"prometheusrule.monitoring.coreos.com/kbgp-sessions serverside-applied (server dry run)",
 	} {

@@ -23,6 +23,9 @@ import (
 // graceful restart, a restart timer that ran out, stale routes swept after End-of-RIB).
 type routeFeed struct {
 	sink bgp.RouteSink
+	// localAS and routerID are the speaker's, for the loop checks of the replay.
+	localAS  uint32
+	routerID netip.Addr
 
 	mu sync.Mutex
 	// importing is each peer's importing families.
@@ -140,6 +143,7 @@ func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Fam
 		if slices.Contains(old, fam) {
 			continue
 		}
+		r.feed.sink.Importing(peer, fam)
 		if err := r.feedAdjIn(ctx, peer, fam); err != nil {
 			return err
 		}
@@ -159,9 +163,36 @@ func (r *router) feedAdjIn(ctx context.Context, peer netip.Addr, fam bgp.Family)
 	if err != nil {
 		return fmt.Errorf("list routes from %s: %w", peer, err)
 	}
+	kept := paths[:0]
 	for _, p := range paths {
 		p.PeerAddress = peer
+		if !looped(p, r.feed.localAS, r.feed.routerID) {
+			kept = append(kept, p)
+		}
 	}
-	r.feed.received(paths)
+	r.feed.received(kept)
 	return nil
+}
+
+// looped reports the paths GoBGP keeps in the Adj-RIB-In, marked rejected, but never
+// passes to the live stream: an AS_PATH with the speaker's own AS (RFC 4271 9.1.2) or,
+// from an iBGP peer, an ORIGINATOR_ID that is the speaker's router ID (RFC 4456 8).
+// ListPath does not say which paths are rejected, so the replay checks them itself;
+// otherwise what is installed would depend on when importing was switched on.
+func looped(p *apiutil.Path, localAS uint32, routerID netip.Addr) bool {
+	for _, a := range p.Attrs {
+		switch v := a.(type) {
+		case *gobgppacket.PathAttributeAsPath:
+			for _, seg := range v.Value {
+				if slices.Contains(seg.GetAS(), localAS) {
+					return true
+				}
+			}
+		case *gobgppacket.PathAttributeOriginatorId:
+			if p.PeerASN == localAS && v.Value == routerID {
+				return true
+			}
+		}
+	}
+	return false
 }
