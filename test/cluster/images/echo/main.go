@@ -2,12 +2,14 @@
 // server on :8080 that answers every request with its pod and node names, and a
 // TCP server on :9000 that answers every line it reads with the same, so a client
 // can hold one connection open through a rollout and see it survive. On SIGTERM it
-// keeps serving for 5 s, the time kube-proxy needs to stop sending it new
-// connections, so a drain loses no request.
+// keeps serving for 10 s, the time every node's kube-proxy needs to stop sending it
+// new connections even on a busy machine, then finishes the requests in flight, so a
+// drain loses no request.
 package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"log"
 	"net"
@@ -25,15 +27,23 @@ func main() {
 		log.Fatal(err)
 	}
 	go serveLines(ln, who)
+	srv := &http.Server{Addr: ":8080", Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, who)
+	})}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGTERM)
 		<-sig
-		time.Sleep(5 * time.Second)
+		time.Sleep(10 * time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
 		os.Exit(0)
 	}()
-	http.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, who) })
-	log.Fatal(http.ListenAndServe(":8080", nil))
+	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+		log.Fatal(err)
+	}
+	select {}
 }
 
 func serveLines(ln net.Listener, who string) {
