@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
@@ -25,27 +28,44 @@ func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange) allowed
 }
 
 // PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
-// load-balancer IPs.
+// load-balancer IPs of the Services the pool serves. A disabled pool still allows its
+// addresses: disabling stops new allocations only, and the Services holding them keep
+// them (docs/load-balancer.md).
 type PoolRange struct {
 	First, Last netip.Addr
+	// Serves selects the Services the pool serves (its serviceSelector, matched
+	// against ServiceLabels); nil serves every Service.
+	Serves labels.Selector
 }
 
 // PoolRanges are the valid blocks of the pools; an invalid one (its status says why)
-// allows nothing.
+// allows nothing, and so does a pool whose selector does not compile (the schema
+// prevents it).
 func PoolRanges(pools []kbgpv1.LoadBalancerIPPool) []PoolRange {
 	var out []PoolRange
 	for _, p := range pools {
+		var serves labels.Selector
+		if p.Spec.ServiceSelector != nil {
+			sel, err := metav1.LabelSelectorAsSelector(p.Spec.ServiceSelector.ToMetav1())
+			if err != nil {
+				continue
+			}
+			serves = sel
+		}
 		for _, b := range p.Spec.Blocks {
 			if first, last, err := b.Bounds(); err == nil {
-				out = append(out, PoolRange{First: first, Last: last})
+				out = append(out, PoolRange{First: first, Last: last, Serves: serves})
 			}
 		}
 	}
 	return out
 }
 
-func (r PoolRange) contains(a netip.Addr) bool {
-	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0
+// allowsFor reports whether the block holds a and its pool serves a Service with
+// labels svc.
+func (r PoolRange) allowsFor(a netip.Addr, svc labels.Set) bool {
+	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0 &&
+		(r.Serves == nil || r.Serves.Matches(svc))
 }
 
 // parseRanges parses CIDRs; one that does not parse (the schema prevents it) allows
@@ -60,14 +80,15 @@ func parseRanges(cidrs []kbgpv1.CIDR) []netip.Prefix {
 	return out
 }
 
-// allows reports whether an address of kind may be announced.
-func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr) bool {
+// allows reports whether an address of kind may be announced for a Service with labels
+// svc (ServiceLabels).
+func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
 	var ranges []netip.Prefix
 	switch kind {
 	case kbgpv1.ServiceExternalIP:
 		ranges = a.externalIP
 	case kbgpv1.ServiceLoadBalancerIP:
-		if slices.ContainsFunc(a.pools, func(r PoolRange) bool { return r.contains(addr) }) {
+		if slices.ContainsFunc(a.pools, func(r PoolRange) bool { return r.allowsFor(addr, svc) }) {
 			return true
 		}
 		ranges = a.loadBalancerIP
@@ -91,7 +112,7 @@ func refusalMessage(refused []refusal) string {
 	for _, r := range refused {
 		where := "is outside the externalIPPrefixes"
 		if r.kind == kbgpv1.ServiceLoadBalancerIP {
-			where = "is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes"
+			where = "is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"
 		}
 		lines = append(lines, fmt.Sprintf("%s %s %s of BGPAdvertisement %s", r.kind, r.addr, where, r.advertisement))
 	}

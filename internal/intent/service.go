@@ -29,6 +29,7 @@ const (
 // whether the Service has a ready endpoint on this node (externalTrafficPolicy and
 // internalTrafficPolicy Local).
 func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
+	var lbls labels.Set
 	for _, kind := range r.entry.Service.Addresses {
 		if nodeLocal(svc, kind) && !local {
 			continue
@@ -37,7 +38,10 @@ func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes 
 			if addr.Is6() != (r.family == bgp.FamilyIPv6Unicast) {
 				continue
 			}
-			if !r.allows(kind, addr) {
+			if lbls == nil && kind == kbgpv1.ServiceLoadBalancerIP {
+				lbls = ServiceLabels(svc)
+			}
+			if !r.allows(kind, addr, lbls) {
 				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement})
 				continue
 			}
