@@ -80,6 +80,14 @@ func parseRanges(cidrs []kbgpv1.CIDR) []netip.Prefix {
 	return out
 }
 
+// maxAddresses is the rule's maxAddressesPerService.
+func (r *serviceRule) maxAddresses() int {
+	if m := r.entry.Service.MaxAddressesPerService; m != nil {
+		return int(*m)
+	}
+	return kbgpv1.DefaultMaxAddressesPerService
+}
+
 // allows reports whether an address of kind may be announced for a Service with labels
 // svc (ServiceLabels).
 func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
@@ -98,11 +106,15 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 	return slices.ContainsFunc(ranges, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
-// refusal is a Service address an advertisement selects but does not allow.
+// refusal is a Service address an advertisement selects but does not allow, or (when
+// tooMany is set) a Service with more addresses of one family than the advertisement
+// announces for one Service.
 type refusal struct {
 	addr          netip.Addr
 	kind          kbgpv1.ServiceAddressType
 	advertisement string
+	tooMany       int
+	limit         int
 }
 
 // refusalMessage says which of a Service's addresses are not announced and why, in a
@@ -110,6 +122,10 @@ type refusal struct {
 func refusalMessage(refused []refusal) string {
 	lines := make([]string, 0, len(refused))
 	for _, r := range refused {
+		if r.tooMany > 0 {
+			lines = append(lines, fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", r.tooMany, r.limit, r.advertisement))
+			continue
+		}
 		where := "is outside the externalIPPrefixes"
 		if r.kind == kbgpv1.ServiceLoadBalancerIP {
 			where = "is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"

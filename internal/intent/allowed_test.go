@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
@@ -135,4 +136,54 @@ func TestPoolAllowsOnlyTheServicesItServes(t *testing.T) {
 	if got := x.RefusedOf(types.NamespacedName{Namespace: "payments", Name: "pay"}); got != "" {
 		t.Errorf("payments/pay: refused %q", got)
 	}
+}
+
+// TestTooManyAddressesRefuseTheService: the review's third claim. 1,024 external IPs
+// on one Service became 1,024 /32s to every peer. Past maxAddressesPerService (default
+// 8 per family) the Service is refused as a whole and named; its other family and the
+// other Services are still announced.
+func TestTooManyAddressesRefuseTheService(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("ext", nil, "65001:1", []kbgpv1.CIDR{"198.51.100.0/22", "2001:db8::/32"}, nil, kbgpv1.ServiceExternalIP)
+	withIPs := func(n int, v6 string) *corev1.Service {
+		svc := lbService("flood", nil)
+		svc.Spec.ExternalIPs = []string{v6}
+		for i := range n {
+			svc.Spec.ExternalIPs = append(svc.Spec.ExternalIPs, netip.AddrFrom4([4]byte{198, 51, byte(100 + i/256), byte(i % 256)}).String())
+		}
+		return &svc
+	}
+	index := func(max *int32) *ExportIndex {
+		ad := ad.DeepCopy()
+		ad.Spec.Advertisements[0].Service.MaxAddressesPerService = max
+		x := newExportIndex("worker-1")
+		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{*ad}},
+			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
+		x.addPeer(peerKey{name: "a"}, nil, rules)
+		return x
+	}
+	key := types.NamespacedName{Namespace: "shop", Name: "flood"}
+	x := index(nil)
+	x.SetService(key, withIPs(8, "2001:db8::1"), nil)
+	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 9 {
+		t.Fatalf("8 IPv4 addresses (the default cap): refused %q, export %v", got, x.export(peerKey{name: "a"}))
+	}
+	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
+	want := "1024 addresses of one family exceed the maxAddressesPerService 8 of BGPAdvertisement ext: not announced"
+	if got := x.RefusedOf(key); got != want {
+		t.Errorf("refused %q, want %q", got, want)
+	}
+	if got := x.export(peerKey{name: "a"}); len(got) != 1 || !hasPrefix(got, "2001:db8::1/128") {
+		t.Errorf("export after the flood: %d prefixes, want only the IPv6 address", len(got))
+	}
+	x = index(ptr.To[int32](2000))
+	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
+	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 1025 {
+		t.Errorf("a raised cap: refused %q, %d exported", got, len(x.export(peerKey{name: "a"})))
+	}
+}
+
+func hasPrefix(export map[netip.Prefix]bgp.PathAttributes, prefix string) bool {
+	_, ok := export[netip.MustParsePrefix(prefix)]
+	return ok
 }

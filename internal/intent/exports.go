@@ -188,7 +188,7 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []disco
 			if !r.selector.Matches(lbls) {
 				continue
 			}
-			routes, no := serviceHostRoutes(svc, r, local)
+			routes, no := serviceHostRoutes(svc, lbls, r, local)
 			refused = append(refused, no...)
 			for _, prefix := range routes {
 				announced[prefix.Addr()] = true
