@@ -1,0 +1,158 @@
+package operator_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/operator"
+)
+
+// TestLoadBalancerIPAMNoDoubleAllocationUnderLaggingWrites is bench B8's duplicate
+// addresses made repeatable: a burst of Services against an operator whose client is
+// throttled and whose Service status writes lag (each waits up to 400 ms before it is
+// sent), while the pool changes again and again, so the allocator is rebuilt from the
+// API with writes in flight. A watch on the Services records every state the API went
+// through; in none may two Services show one address (they share no key), not only in
+// the last.
+func TestLoadBalancerIPAMNoDoubleAllocationUnderLaggingWrites(t *testing.T) {
+	const n = 200
+	ns := "lbipam-burst"
+	createNamespace(t, ns)
+	pool := lbPool("lbburst", ns, kbgpv1.IPBlock{CIDR: "100.64.8.0/23"})
+	createObject(t, pool)
+
+	slow := rest.CopyConfig(server.Config)
+	slow.QPS, slow.Burst = 40, 20
+	slow.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.Method == http.MethodPut && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/services/") {
+				time.Sleep(time.Duration(rand.IntN(400)) * time.Millisecond)
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	startOperatorWithConfig(t, slow, operator.Options{})
+
+	fast := rest.CopyConfig(server.Config)
+	fast.QPS, fast.Burst = 1000, 2000
+	writer, err := client.NewWithWatch(fast, client.Options{Scheme: server.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteServices(t, writer, ns) })
+
+	doubles := watchDoubles(t, writer, ns)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < n; i += 8 {
+				if err := writer.Create(context.Background(), lbService(ns, fmt.Sprintf("s-%04d", i), nil)); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	// Pool changes during the burst: each one is a new generation, so the operator
+	// rebuilds its allocations from the Services' status while writes are in flight.
+	// The second block is never needed: every Service fits in the first.
+	for i := range 12 {
+		update(t, pool, func() {
+			pool.Spec.Blocks = []kbgpv1.IPBlock{{CIDR: "100.64.8.0/23"}}
+			if i%2 == 0 {
+				pool.Spec.Blocks = append(pool.Spec.Blocks, kbgpv1.IPBlock{CIDR: "100.64.12.0/24"})
+			}
+		})
+		time.Sleep(300 * time.Millisecond)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	eventually(t, 120*time.Second, "every Service to have an address", func() error {
+		if got := assigned(t, ns); got != n {
+			return fmt.Errorf("%d of %d assigned", got, n)
+		}
+		return nil
+	})
+	if seen := doubles(); len(seen) > 0 {
+		t.Fatalf("%d times an address was shown by two Services, first: %s", len(seen), seen[0])
+	}
+}
+
+// watchDoubles watches the namespace's Services and records each event after which two
+// of them show one load-balancer address. The returned function stops the watch and
+// returns what it saw.
+func watchDoubles(t *testing.T, c client.WithWatch, ns string) func() []string {
+	t.Helper()
+	w, err := c.Watch(context.Background(), &corev1.ServiceList{}, client.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []string)
+	go func() {
+		shown := map[string][]string{} // Service → addresses
+		var seen []string
+		for ev := range w.ResultChan() {
+			svc, ok := ev.Object.(*corev1.Service)
+			if !ok {
+				continue
+			}
+			delete(shown, svc.Name)
+			if ev.Type != watch.Deleted {
+				for _, ing := range svc.Status.LoadBalancer.Ingress {
+					shown[svc.Name] = append(shown[svc.Name], ing.IP)
+				}
+			}
+			holder := map[string]string{}
+			for name, ips := range shown {
+				for _, ip := range ips {
+					if other, dup := holder[ip]; dup {
+						seen = append(seen, fmt.Sprintf("%s shown by %s and %s (resourceVersion %s)", ip, other, name, svc.ResourceVersion))
+					}
+					holder[ip] = name
+				}
+			}
+		}
+		done <- seen
+	}()
+	return func() []string {
+		w.Stop()
+		return <-done
+	}
+}
+
+// deleteServices deletes the namespace's Services one by one: Services have no
+// delete-collection and the test server no namespace controller.
+func deleteServices(t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	var list corev1.ServiceList
+	_ = c.List(context.Background(), &list, client.InNamespace(ns))
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < len(list.Items); i += 16 {
+				_ = c.Delete(context.Background(), &list.Items[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
