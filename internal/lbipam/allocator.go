@@ -28,6 +28,8 @@ type Allocator struct {
 	// short are, per waiting Service, the pools that would serve it but had no address
 	// left: what makes a pool Exhausted.
 	short map[string][]string
+	// asked are, per waiting Service, the addresses it requests.
+	asked map[string][]netip.Addr
 }
 
 // holding is one address and the Services holding it: one, or several that may share
@@ -45,7 +47,7 @@ type holding struct {
 
 // New returns an allocator with no pools.
 func New() *Allocator {
-	return &Allocator{held: map[netip.Addr]*holding{}, byService: map[string][]netip.Addr{}, shown: map[string][]netip.Addr{}, short: map[string][]string{}}
+	return &Allocator{held: map[netip.Addr]*holding{}, byService: map[string][]netip.Addr{}, shown: map[string][]netip.Addr{}, short: map[string][]string{}, asked: map[string][]netip.Addr{}}
 }
 
 // SetPools replaces the pools. Addresses already held stay until their Service is
@@ -117,12 +119,15 @@ func (a *Allocator) Assign(req Request) Result {
 		}
 		res.Addresses = append(res.Addresses, addr)
 	}
-	delete(a.short, req.Service)
+	a.unwait(req.Service)
 	if len(res.Problems) > 0 {
 		// A required family is unmet: the Service waits with nothing rather than
 		// holding addresses another Service could use.
 		res.Addresses = nil
 		a.short[req.Service] = slices.Compact(slices.Sorted(slices.Values(short)))
+		if len(req.Requested) > 0 {
+			a.asked[req.Service] = req.Requested
+		}
 	}
 	for _, addr := range res.Addresses {
 		res.Evicted = append(res.Evicted, a.hold(req, addr)...)
@@ -163,9 +168,9 @@ func (a *Allocator) showRest(req Request, candidates, assigned []netip.Addr) {
 }
 
 // Written reports that the Service's status now shows exactly the addresses shown:
-// what it showed but is no longer assigned is given back. It returns whether an
-// address was, so that the Services waiting for one can be tried again.
-func (a *Allocator) Written(service string, shown []netip.Addr) bool {
+// what it showed but is no longer assigned is given back. It returns the addresses that
+// became free, for WaitingFor.
+func (a *Allocator) Written(service string, shown []netip.Addr) (freed []netip.Addr) {
 	var still, gone []netip.Addr
 	for _, addr := range a.shown[service] {
 		if slices.Contains(shown, addr) {
@@ -179,22 +184,25 @@ func (a *Allocator) Written(service string, shown []netip.Addr) bool {
 		a.shown[service] = still
 	}
 	for _, addr := range gone {
-		a.drop(service, addr)
+		if a.drop(service, addr) {
+			freed = append(freed, addr)
+		}
 	}
-	return len(gone) > 0
+	return freed
 }
 
 // Release gives back every address the Service holds or shows: it is gone. It
-// returns whether it held or showed any.
-func (a *Allocator) Release(service string) bool {
-	had := slices.Concat(a.byService[service], a.shown[service])
-	for _, addr := range had {
-		a.drop(service, addr)
+// returns the addresses that became free.
+func (a *Allocator) Release(service string) (freed []netip.Addr) {
+	for _, addr := range slices.Concat(a.byService[service], a.shown[service]) {
+		if a.drop(service, addr) {
+			freed = append(freed, addr)
+		}
 	}
 	delete(a.byService, service)
 	delete(a.shown, service)
-	delete(a.short, service)
-	return len(had) > 0
+	a.unwait(service)
+	return freed
 }
 
 // Withdraw takes every address from a Service that no longer gets any (it stopped
@@ -207,7 +215,7 @@ func (a *Allocator) Withdraw(service string) {
 	}
 	assigned := a.byService[service]
 	delete(a.byService, service)
-	delete(a.short, service)
+	a.unwait(service)
 	for _, addr := range assigned {
 		if h := a.held[addr]; h.owner == service {
 			a.handOver(addr, h)
@@ -219,20 +227,48 @@ func (a *Allocator) Withdraw(service string) {
 // longer assigned.
 func (a *Allocator) Showing(service string) bool { return len(a.shown[service]) > 0 }
 
-// drop removes one user from an address, freeing it when nobody is left.
-func (a *Allocator) drop(service string, addr netip.Addr) {
+// WaitingFor names the waiting Services one of the freed addresses can serve: those
+// requesting it, and those waiting for an address of a pool holding it. Only they are
+// worth trying again; the others wait for something a freed address does not change.
+func (a *Allocator) WaitingFor(freed []netip.Addr) []string {
+	var out []string
+	for svc, pools := range a.short {
+		if slices.ContainsFunc(freed, func(addr netip.Addr) bool {
+			return slices.Contains(a.asked[svc], addr) || slices.ContainsFunc(pools, func(name string) bool { return a.inPool(name, addr) })
+		}) {
+			out = append(out, svc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (a *Allocator) inPool(name string, addr netip.Addr) bool {
+	i := slices.IndexFunc(a.pools, func(p Pool) bool { return p.Name == name })
+	return i >= 0 && a.pools[i].contains(addr)
+}
+
+func (a *Allocator) unwait(service string) {
+	delete(a.short, service)
+	delete(a.asked, service)
+}
+
+// drop removes one user from an address, freeing it when nobody is left; it reports
+// whether it did.
+func (a *Allocator) drop(service string, addr netip.Addr) bool {
 	h := a.held[addr]
 	if h == nil {
-		return
+		return false
 	}
 	delete(h.users, service)
 	if len(h.users) == 0 {
 		delete(a.held, addr)
-		return
+		return true
 	}
 	if h.owner == service {
 		a.handOver(addr, h)
 	}
+	return false
 }
 
 // handOver passes an address whose owner left it to the first (by name) of the

@@ -92,7 +92,7 @@ func TestRequestedAddresses(t *testing.T) {
 	if a.Stats("open").IPv4.Used != 2 {
 		t.Fatalf("the old address was released before the status was written: %+v", a.Stats("open"))
 	}
-	if !a.Written("ns/a", addrs("203.0.113.10")) || a.Stats("open").IPv4.Used != 1 {
+	if freed := a.Written("ns/a", addrs("203.0.113.10")); !slices.Equal(freed, addrs("203.0.113.9")) || a.Stats("open").IPv4.Used != 1 {
 		t.Fatalf("the old address was not released: %+v", a.Stats("open"))
 	}
 }
@@ -345,10 +345,10 @@ func TestAddressTakenUntilStatusWritten(t *testing.T) {
 	if res := assign(t, a, req("ns/next", v4)); !res.Pending() {
 		t.Fatalf("next: %+v", res)
 	}
-	if a.Written("ns/moving", addrs("203.0.113.0", "203.0.113.1")) {
+	if a.Written("ns/moving", addrs("203.0.113.0", "203.0.113.1")) != nil {
 		t.Fatal("released an address the status still shows")
 	}
-	if !a.Written("ns/moving", addrs("203.0.113.1")) {
+	if a.Written("ns/moving", addrs("203.0.113.1")) == nil {
 		t.Fatal("kept an address the status no longer shows")
 	}
 	assign(t, a, req("ns/next", v4), "203.0.113.0")
@@ -363,5 +363,38 @@ func TestAddressTakenUntilStatusWritten(t *testing.T) {
 	}
 	if res := b.Assign(req("ns/next", v4)); !res.Pending() {
 		t.Fatalf("next got %v after a rebuild while the status may still show it", res.Addresses)
+	}
+}
+
+// The review's fifth claim, operator part: every address given back requeued every
+// waiting Service. WaitingFor names only those the address can serve: waiting for an
+// address of its pool, or requesting it.
+func TestWaitingForNamesOnlyWhomAnAddressServes(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{
+		{Name: "a", Selector: labels.SelectorFromSet(labels.Set{"pool": "a"}), Ranges: []Range{rng("203.0.113.0", "203.0.113.0")}},
+		{Name: "b", Selector: labels.SelectorFromSet(labels.Set{"pool": "b"}), Ranges: []Range{rng("198.51.100.0", "198.51.100.0")}},
+	})
+	in := func(svc, pool string) Request {
+		r := req(svc, v4)
+		r.Labels = labels.Set{"pool": pool}
+		return r
+	}
+	assign(t, a, in("ns/holder", "a"), "203.0.113.0")
+	assign(t, a, in("ns/in-b", "b"), "198.51.100.0")
+	waitA, waitB := in("ns/wait-a", "a"), in("ns/wait-b", "b")
+	asking := in("ns/asking", "a")
+	asking.Requested = addrs("203.0.113.0")
+	unserved := req("ns/unserved", v6)
+	for _, r := range []Request{waitA, waitB, asking, unserved} {
+		if res := a.Assign(r); !res.Pending() {
+			t.Fatalf("%s got %v", r.Service, res.Addresses)
+		}
+	}
+	if got, want := a.WaitingFor(a.Release("ns/holder")), []string{"ns/asking", "ns/wait-a"}; !slices.Equal(got, want) {
+		t.Errorf("freed 203.0.113.0: retry %v, want %v", got, want)
+	}
+	if got, want := a.WaitingFor(a.Release("ns/in-b")), []string{"ns/wait-b"}; !slices.Equal(got, want) {
+		t.Errorf("freed 198.51.100.0: retry %v, want %v", got, want)
 	}
 }

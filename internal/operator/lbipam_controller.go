@@ -156,9 +156,8 @@ func (r *LoadBalancerIPAM) written(key string, shown []netip.Addr, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.writing, key)
-	if err == nil && r.alloc.Written(key, shown) {
-		r.notifyPools()
-		r.retryWaiting(key)
+	if err == nil {
+		r.freed(r.alloc.Written(key, shown))
 	}
 }
 
@@ -223,13 +222,22 @@ func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
 
 // release gives back the addresses of a Service that is gone.
 func (r *LoadBalancerIPAM) release(key string) {
-	waited := r.problems[key] != ""
+	if r.problems[key] != "" {
+		r.notifyPools()
+	}
 	delete(r.problems, key)
-	if r.alloc.Release(key) {
-		r.notifyPools()
-		r.retryWaiting(key)
-	} else if waited {
-		r.notifyPools()
+	r.freed(r.alloc.Release(key))
+}
+
+// freed offers addresses given back to the waiting Services they can serve, and has
+// the pools' counts written.
+func (r *LoadBalancerIPAM) freed(addrs []netip.Addr) {
+	if len(addrs) == 0 {
+		return
+	}
+	r.notifyPools()
+	for _, key := range r.alloc.WaitingFor(addrs) {
+		r.queueService(key)
 	}
 }
 
@@ -247,16 +255,6 @@ func (r *LoadBalancerIPAM) notifyPools() {
 	}
 }
 
-// retryWaiting queues the Services waiting for an address, but for the one that gave
-// its own back.
-func (r *LoadBalancerIPAM) retryWaiting(except string) {
-	for key := range r.problems {
-		if key != except {
-			r.queueService(key)
-		}
-	}
-}
-
 // queueService queues one Service ("namespace/name") for assignment.
 func (r *LoadBalancerIPAM) queueService(key string) {
 	if r.serviceQueue == nil {
@@ -266,7 +264,8 @@ func (r *LoadBalancerIPAM) queueService(key string) {
 	r.serviceQueue.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
 }
 
-// startServiceQueue keeps the controller's own queue for retryWaiting.
+// startServiceQueue keeps the controller's own queue, to offer freed addresses to the
+// Services waiting for one.
 func (r *LoadBalancerIPAM) startServiceQueue(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
