@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
 )
 
 // allowedRanges are the ranges an advertisement entry lets Service addresses of the
@@ -18,13 +20,40 @@ import (
 // is announced outside ranges an administrator allowed: the advertisement's prefixes,
 // and for load-balancer IPs the LoadBalancerIPPools too. Cluster IPs come from the
 // cluster's own allocator and need no range.
+//
+// Whatever the ranges allow, the node's own addresses and pod CIDRs are never announced
+// as a Service's external or load-balancer IP: a /32 of them would take the node's or
+// its pods' traffic (CVE-2020-8554, carried over BGP).
 type allowedRanges struct {
 	externalIP, loadBalancerIP []netip.Prefix
 	pools                      []PoolRange
+	nodeOwned                  []netip.Prefix
 }
 
-func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange) allowedRanges {
-	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools}
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools, nodeOwned: nodeOwned}
+}
+
+// nodeOwned are the node's addresses (as host prefixes) and its pod CIDRs.
+func nodeOwned(node *corev1.Node) []netip.Prefix {
+	if node == nil {
+		return nil
+	}
+	var out []netip.Prefix
+	for _, a := range node.Status.Addresses {
+		if addr, err := netip.ParseAddr(a.Address); err == nil {
+			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
+		}
+	}
+	for _, fam := range []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast} {
+		out = append(out, podCIDRs(node, fam)...)
+	}
+	return out
+}
+
+// ownedByNode reports whether addr is one of the node's addresses or in its pod CIDRs.
+func (a allowedRanges) ownedByNode(addr netip.Addr) bool {
+	return slices.ContainsFunc(a.nodeOwned, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
 // PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
@@ -91,6 +120,9 @@ func (r *serviceRule) maxAddresses() int {
 // allows reports whether an address of kind may be announced for a Service with labels
 // svc (ServiceLabels).
 func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
+	if kind != kbgpv1.ServiceClusterIP && a.ownedByNode(addr) {
+		return false
+	}
 	var ranges []netip.Prefix
 	switch kind {
 	case kbgpv1.ServiceExternalIP:
@@ -106,13 +138,14 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 	return slices.ContainsFunc(ranges, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
-// refusal is a Service address an advertisement selects but does not allow, or (when
-// tooMany is set) a Service with more addresses of one family than the advertisement
-// announces for one Service.
+// refusal is a Service address an advertisement selects but does not allow (nodeOwned:
+// because it is the node's), or (when tooMany is set) a Service with more addresses of
+// one family than the advertisement announces for one Service.
 type refusal struct {
 	addr          netip.Addr
 	kind          kbgpv1.ServiceAddressType
 	advertisement string
+	nodeOwned     bool
 	tooMany       int
 	limit         int
 }
@@ -124,6 +157,10 @@ func refusalMessage(refused []refusal) string {
 	for _, r := range refused {
 		if r.tooMany > 0 {
 			lines = append(lines, fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", r.tooMany, r.limit, r.advertisement))
+			continue
+		}
+		if r.nodeOwned {
+			lines = append(lines, fmt.Sprintf("%s %s is an address of this node or in its pod CIDRs", r.kind, r.addr))
 			continue
 		}
 		where := "is outside the externalIPPrefixes"

@@ -187,3 +187,39 @@ func hasPrefix(export map[netip.Prefix]bgp.PathAttributes, prefix string) bool {
 	_, ok := export[netip.MustParsePrefix(prefix)]
 	return ok
 }
+
+// TestNodeAddressesAreNeverServiceAddresses: the review's second claim, for what a node
+// knows of itself. Inside externalIPPrefixes that allow them, a Service's external IP
+// equal to the node's address or inside its pod CIDR would be a more-specific /32 of the
+// node or of a pod (CVE-2020-8554, carried over BGP): refused and named.
+func TestNodeAddressesAreNeverServiceAddresses(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("ext", nil, "65001:1", []kbgpv1.CIDR{"10.0.0.0/8"}, []kbgpv1.CIDR{"10.0.0.0/8"}, kbgpv1.ServiceExternalIP, kbgpv1.ServiceLoadBalancerIP)
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}}
+	in.nodeOwned = nodeOwned(in.Node)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x := newExportIndex("worker-1")
+	x.addPeer(peerKey{name: "a"}, nil, rules)
+	key := types.NamespacedName{Namespace: "shop", Name: "web"}
+	for _, tc := range []struct {
+		external, lb, refused string
+	}{
+		{"10.0.0.10", "", "ExternalIP 10.0.0.10 is an address of this node or in its pod CIDRs: not announced"},
+		{"10.244.1.7", "", "ExternalIP 10.244.1.7 is an address of this node or in its pod CIDRs: not announced"},
+		{"", "10.0.0.10", "LoadBalancerIP 10.0.0.10 is an address of this node or in its pod CIDRs: not announced"},
+		{"10.1.2.3", "", ""},
+	} {
+		svc := lbService("web", nil)
+		svc.Spec.ExternalIPs = nil
+		if tc.external != "" {
+			svc.Spec.ExternalIPs = []string{tc.external}
+		}
+		if tc.lb != "" {
+			svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: tc.lb}}
+		}
+		x.SetService(key, &svc, nil)
+		if got := x.RefusedOf(key); got != tc.refused {
+			t.Errorf("%s%s: refused %q, want %q", tc.external, tc.lb, got, tc.refused)
+		}
+	}
+}

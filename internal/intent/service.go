@@ -39,7 +39,7 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 				continue
 			}
 			if !r.allows(kind, addr, lbls) {
-				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement})
+				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement, nodeOwned: kind != kbgpv1.ServiceClusterIP && r.ownedByNode(addr)})
 				continue
 			}
 			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))
