@@ -174,6 +174,9 @@ func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
 	if err := r.Client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list LoadBalancerIPPools: %w", err)
 	}
+	// The cache lists in no fixed order: unsorted, one set of pools had several
+	// fingerprints and nearly every reconcile rebuilt (a list of every Service each).
+	slices.SortFunc(list.Items, func(a, b kbgpv1.LoadBalancerIPPool) int { return strings.Compare(a.Name, b.Name) })
 	var fp strings.Builder
 	for _, p := range list.Items {
 		fmt.Fprintf(&fp, "%s@%s/%d,", p.Name, p.UID, p.Generation)
