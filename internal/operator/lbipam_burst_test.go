@@ -12,7 +12,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,13 +56,13 @@ func TestLoadBalancerIPAMNoDoubleAllocationUnderLaggingWrites(t *testing.T) {
 
 	fast := rest.CopyConfig(server.Config)
 	fast.QPS, fast.Burst = 1000, 2000
-	writer, err := client.NewWithWatch(fast, client.Options{Scheme: server.Client.Scheme()})
+	writer, err := client.New(fast, client.Options{Scheme: server.Client.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteServices(t, writer, ns) })
 
-	doubles := watchDoubles(t, writer, ns)
+	doubles := watchDoubles(t, fast, ns)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -97,7 +99,11 @@ func TestLoadBalancerIPAMNoDoubleAllocationUnderLaggingWrites(t *testing.T) {
 		}
 		return nil
 	})
-	if seen := doubles(); len(seen) > 0 {
+	seen, events := doubles()
+	if events < n {
+		t.Fatalf("the watch saw %d Service events for %d Services", events, n)
+	}
+	if len(seen) > 0 {
 		t.Fatalf("%d times an address was shown by two Services, first: %s", len(seen), seen[0])
 	}
 	// A rebuild lists every Service of the cluster: once per pool change, not once
@@ -111,49 +117,62 @@ func TestLoadBalancerIPAMNoDoubleAllocationUnderLaggingWrites(t *testing.T) {
 
 // watchDoubles watches the namespace's Services and records each event after which two
 // of them show one load-balancer address. The returned function stops the watch and
-// returns what it saw.
-func watchDoubles(t *testing.T, c client.WithWatch, ns string) func() []string {
+// returns what it saw and how many Service events it saw (a watch that saw nothing
+// proves nothing). A watch error fails the test.
+func watchDoubles(t *testing.T, cfg *rest.Config, ns string) func() (doubles []string, events int) {
 	t.Helper()
-	w, err := c.Watch(context.Background(), &corev1.ServiceList{}, client.InNamespace(ns))
+	// From the watch cache's own revision: a watch from "now" waits for the cache to
+	// reach etcd's latest revision, which this etcd (no progress notifications) only
+	// brings about with the next Service event.
+	services := kubernetes.NewForConfigOrDie(cfg).CoreV1().Services(ns)
+	list, err := services.List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan []string)
+	if len(list.Items) > 0 {
+		t.Fatalf("namespace %s is not empty", ns)
+	}
+	w, err := services.Watch(context.Background(), metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		seen   []string
+		events int
+	}
+	done := make(chan result)
 	go func() {
 		shown := map[string][]string{} // Service → addresses
-		var seen []string
-		moves := 0
+		var r result
 		for ev := range w.ResultChan() {
 			svc, ok := ev.Object.(*corev1.Service)
 			if !ok {
+				t.Errorf("watch of Services: %s %v", ev.Type, ev.Object)
 				continue
 			}
-			before := shown[svc.Name]
+			r.events++
 			delete(shown, svc.Name)
 			if ev.Type != watch.Deleted {
 				for _, ing := range svc.Status.LoadBalancer.Ingress {
 					shown[svc.Name] = append(shown[svc.Name], ing.IP)
 				}
 			}
-			if len(before) > 0 && len(shown[svc.Name]) > 0 && before[0] != shown[svc.Name][0] {
-				moves++
-			}
 			holder := map[string]string{}
 			for name, ips := range shown {
 				for _, ip := range ips {
 					if other, dup := holder[ip]; dup {
-						seen = append(seen, fmt.Sprintf("%s shown by %s and %s (resourceVersion %s)", ip, other, name, svc.ResourceVersion))
+						r.seen = append(r.seen, fmt.Sprintf("%s shown by %s and %s (resourceVersion %s)", ip, other, name, svc.ResourceVersion))
 					}
 					holder[ip] = name
 				}
 			}
 		}
-		t.Logf("a Service's address moved %d times", moves)
-		done <- seen
+		done <- r
 	}()
-	return func() []string {
+	return func() ([]string, int) {
 		w.Stop()
-		return <-done
+		r := <-done
+		return r.seen, r.events
 	}
 }
 
