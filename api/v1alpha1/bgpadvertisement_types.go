@@ -86,7 +86,21 @@ type ServiceAdvertisement struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=32
 	LoadBalancerIPPrefixes []CIDR `json:"loadBalancerIPPrefixes,omitempty"`
+
+	// MaxAddressesPerService caps how many addresses of one family one Service may have
+	// announced through this entry. Whoever writes a Service chooses how many external
+	// IPs it has, and each is a /32 or /128 to every peer: a Service past the cap is
+	// refused as a whole (none of its addresses of that family is announced) and named
+	// in the node's status, so it cannot push a router's per-neighbour prefix limit
+	// over and take the node's other routes down with it. Unset: 8.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	MaxAddressesPerService *int32 `json:"maxAddressesPerService,omitempty"`
 }
+
+// DefaultMaxAddressesPerService is MaxAddressesPerService when unset.
+const DefaultMaxAddressesPerService = 8
 
 // CIDR is an IPv4 or IPv6 prefix in CIDR notation without host bits, e.g.
 // 203.0.113.0/24 or 2001:db8::/48.

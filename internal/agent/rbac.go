@@ -13,10 +13,10 @@ package agent
 // BGPNodeConfig live.
 //
 // With --metrics-secure the metrics endpoint asks the API server who a caller is and
-// whether it may get /metrics (TokenReview, SubjectAccessReview).
+// whether it may get /metrics (TokenReview, SubjectAccessReview): those grants are not
+// here but in the config/metrics-secure component, which also sets the flag, so an
+// install without it cannot create reviews.
 //
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch
 // +kubebuilder:rbac:groups=discovery.k8s.io,resources=endpointslices,verbs=get;list;watch

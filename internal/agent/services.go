@@ -55,8 +55,8 @@ func (r *reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 	}
 	refusedBefore := r.exports.RefusedOf(key)
 	changes := r.exports.SetService(key, svc, slices.Items)
-	if r.exports.RefusedOf(key) != refusedBefore {
-		r.status.SetRefused(r.exports.Refused())
+	if refused := r.exports.RefusedOf(key); refused != refusedBefore {
+		r.status.SetRefusedOf(key.String(), refused)
 	}
 	if len(changes) == 0 {
 		return reconcile.Result{}, nil

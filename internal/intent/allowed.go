@@ -6,7 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
 )
 
 // allowedRanges are the ranges an advertisement entry lets Service addresses of the
@@ -15,37 +20,81 @@ import (
 // is announced outside ranges an administrator allowed: the advertisement's prefixes,
 // and for load-balancer IPs the LoadBalancerIPPools too. Cluster IPs come from the
 // cluster's own allocator and need no range.
+//
+// Whatever the ranges allow, the node's own addresses and pod CIDRs are never announced
+// as a Service's external or load-balancer IP: a /32 of them would take the node's or
+// its pods' traffic (CVE-2020-8554, carried over BGP).
 type allowedRanges struct {
 	externalIP, loadBalancerIP []netip.Prefix
 	pools                      []PoolRange
+	nodeOwned                  []netip.Prefix
 }
 
-func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange) allowedRanges {
-	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools}
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools, nodeOwned: nodeOwned}
+}
+
+// nodeOwned are the node's addresses (as host prefixes) and its pod CIDRs.
+func nodeOwned(node *corev1.Node) []netip.Prefix {
+	if node == nil {
+		return nil
+	}
+	var out []netip.Prefix
+	for _, a := range node.Status.Addresses {
+		if addr, err := netip.ParseAddr(a.Address); err == nil {
+			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
+		}
+	}
+	for _, fam := range []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast} {
+		out = append(out, podCIDRs(node, fam)...)
+	}
+	return out
+}
+
+// ownedByNode reports whether addr is one of the node's addresses or in its pod CIDRs.
+func (a allowedRanges) ownedByNode(addr netip.Addr) bool {
+	return slices.ContainsFunc(a.nodeOwned, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
 // PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
-// load-balancer IPs.
+// load-balancer IPs of the Services the pool serves. A disabled pool still allows its
+// addresses: disabling stops new allocations only, and the Services holding them keep
+// them (docs/load-balancer.md).
 type PoolRange struct {
 	First, Last netip.Addr
+	// Serves selects the Services the pool serves (its serviceSelector, matched
+	// against ServiceLabels); nil serves every Service.
+	Serves labels.Selector
 }
 
 // PoolRanges are the valid blocks of the pools; an invalid one (its status says why)
-// allows nothing.
+// allows nothing, and so does a pool whose selector does not compile (the schema
+// prevents it).
 func PoolRanges(pools []kbgpv1.LoadBalancerIPPool) []PoolRange {
 	var out []PoolRange
 	for _, p := range pools {
+		var serves labels.Selector
+		if p.Spec.ServiceSelector != nil {
+			sel, err := metav1.LabelSelectorAsSelector(p.Spec.ServiceSelector.ToMetav1())
+			if err != nil {
+				continue
+			}
+			serves = sel
+		}
 		for _, b := range p.Spec.Blocks {
 			if first, last, err := b.Bounds(); err == nil {
-				out = append(out, PoolRange{First: first, Last: last})
+				out = append(out, PoolRange{First: first, Last: last, Serves: serves})
 			}
 		}
 	}
 	return out
 }
 
-func (r PoolRange) contains(a netip.Addr) bool {
-	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0
+// allowsFor reports whether the block holds a and its pool serves a Service with
+// labels svc.
+func (r PoolRange) allowsFor(a netip.Addr, svc labels.Set) bool {
+	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0 &&
+		(r.Serves == nil || r.Serves.Matches(svc))
 }
 
 // parseRanges parses CIDRs; one that does not parse (the schema prevents it) allows
@@ -60,14 +109,26 @@ func parseRanges(cidrs []kbgpv1.CIDR) []netip.Prefix {
 	return out
 }
 
-// allows reports whether an address of kind may be announced.
-func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr) bool {
+// maxAddresses is the rule's maxAddressesPerService.
+func (r *serviceRule) maxAddresses() int {
+	if m := r.entry.Service.MaxAddressesPerService; m != nil {
+		return int(*m)
+	}
+	return kbgpv1.DefaultMaxAddressesPerService
+}
+
+// allows reports whether an address of kind may be announced for a Service with labels
+// svc (ServiceLabels).
+func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
+	if kind != kbgpv1.ServiceClusterIP && a.ownedByNode(addr) {
+		return false
+	}
 	var ranges []netip.Prefix
 	switch kind {
 	case kbgpv1.ServiceExternalIP:
 		ranges = a.externalIP
 	case kbgpv1.ServiceLoadBalancerIP:
-		if slices.ContainsFunc(a.pools, func(r PoolRange) bool { return r.contains(addr) }) {
+		if slices.ContainsFunc(a.pools, func(r PoolRange) bool { return r.allowsFor(addr, svc) }) {
 			return true
 		}
 		ranges = a.loadBalancerIP
@@ -77,11 +138,16 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr) b
 	return slices.ContainsFunc(ranges, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
-// refusal is a Service address an advertisement selects but does not allow.
+// refusal is a Service address an advertisement selects but does not allow (nodeOwned:
+// because it is the node's), or (when tooMany is set) a Service with more addresses of
+// one family than the advertisement announces for one Service.
 type refusal struct {
 	addr          netip.Addr
 	kind          kbgpv1.ServiceAddressType
 	advertisement string
+	nodeOwned     bool
+	tooMany       int
+	limit         int
 }
 
 // refusalMessage says which of a Service's addresses are not announced and why, in a
@@ -89,9 +155,17 @@ type refusal struct {
 func refusalMessage(refused []refusal) string {
 	lines := make([]string, 0, len(refused))
 	for _, r := range refused {
+		if r.tooMany > 0 {
+			lines = append(lines, fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", r.tooMany, r.limit, r.advertisement))
+			continue
+		}
+		if r.nodeOwned {
+			lines = append(lines, fmt.Sprintf("%s %s is an address of this node or in its pod CIDRs", r.kind, r.addr))
+			continue
+		}
 		where := "is outside the externalIPPrefixes"
 		if r.kind == kbgpv1.ServiceLoadBalancerIP {
-			where = "is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes"
+			where = "is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"
 		}
 		lines = append(lines, fmt.Sprintf("%s %s %s of BGPAdvertisement %s", r.kind, r.addr, where, r.advertisement))
 	}

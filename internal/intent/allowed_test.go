@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
@@ -67,7 +68,7 @@ func FuzzParseRanges(f *testing.F) {
 			if p != p.Masked() || !p.IsValid() {
 				t.Fatalf("parseRanges(%q) = %v: not a valid masked prefix", s, p)
 			}
-			if !(allowedRanges{externalIP: []netip.Prefix{p}}).allows(kbgpv1.ServiceExternalIP, p.Addr()) {
+			if !(allowedRanges{externalIP: []netip.Prefix{p}}).allows(kbgpv1.ServiceExternalIP, p.Addr(), nil) {
 				t.Fatalf("%v does not allow its own address", p)
 			}
 		}
@@ -102,8 +103,123 @@ func TestPoolAddressesAreAllowed(t *testing.T) {
 		if tc.allowed != (refused == "") {
 			t.Errorf("%s: refused %q, want allowed %v", tc.ip, refused, tc.allowed)
 		}
-		if !tc.allowed && refused != "LoadBalancerIP "+tc.ip+" is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes of BGPAdvertisement lb: not announced" {
+		if !tc.allowed && refused != "LoadBalancerIP "+tc.ip+" is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes of BGPAdvertisement lb: not announced" {
 			t.Errorf("%s: message %q", tc.ip, refused)
+		}
+	}
+}
+
+// TestPoolAllowsOnlyTheServicesItServes: the review's seventh claim. A pool's address
+// is allowed for a Service only when the pool's serviceSelector selects that Service,
+// so a status written by someone else with another tenant's pool address is refused at
+// announce time, not only when the operator rewrites it.
+func TestPoolAllowsOnlyTheServicesItServes(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("lb", nil, "65001:1", nil, nil, kbgpv1.ServiceLoadBalancerIP)
+	payments := kbgpv1.LoadBalancerIPPool{Spec: kbgpv1.LoadBalancerIPPoolSpec{
+		Blocks:          []kbgpv1.IPBlock{{CIDR: "203.0.113.0/28"}},
+		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "payments"}},
+	}}
+	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges([]kbgpv1.LoadBalancerIPPool{payments})},
+		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x := newExportIndex("worker-1")
+	x.addPeer(peerKey{name: "a"}, nil, rules)
+
+	squatter := lbService("web", nil, "203.0.113.4") // namespace shop
+	x.SetService(types.NamespacedName{Namespace: "shop", Name: "web"}, &squatter, nil)
+	if got, want := x.RefusedOf(types.NamespacedName{Namespace: "shop", Name: "web"}), "LoadBalancerIP 203.0.113.4 is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes of BGPAdvertisement lb: not announced"; got != want {
+		t.Errorf("shop/web: refused %q, want %q", got, want)
+	}
+	served := lbService("pay", nil, "203.0.113.5")
+	served.Namespace = "payments"
+	x.SetService(types.NamespacedName{Namespace: "payments", Name: "pay"}, &served, nil)
+	if got := x.RefusedOf(types.NamespacedName{Namespace: "payments", Name: "pay"}); got != "" {
+		t.Errorf("payments/pay: refused %q", got)
+	}
+}
+
+// TestTooManyAddressesRefuseTheService: the review's third claim. 1,024 external IPs
+// on one Service became 1,024 /32s to every peer. Past maxAddressesPerService (default
+// 8 per family) the Service is refused as a whole and named; its other family and the
+// other Services are still announced.
+func TestTooManyAddressesRefuseTheService(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("ext", nil, "65001:1", []kbgpv1.CIDR{"198.51.100.0/22", "2001:db8::/32"}, nil, kbgpv1.ServiceExternalIP)
+	withIPs := func(n int, v6 string) *corev1.Service {
+		svc := lbService("flood", nil)
+		svc.Spec.ExternalIPs = []string{v6}
+		for i := range n {
+			svc.Spec.ExternalIPs = append(svc.Spec.ExternalIPs, netip.AddrFrom4([4]byte{198, 51, byte(100 + i/256), byte(i % 256)}).String())
+		}
+		return &svc
+	}
+	index := func(max *int32) *ExportIndex {
+		ad := ad.DeepCopy()
+		ad.Spec.Advertisements[0].Service.MaxAddressesPerService = max
+		x := newExportIndex("worker-1")
+		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{*ad}},
+			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
+		x.addPeer(peerKey{name: "a"}, nil, rules)
+		return x
+	}
+	key := types.NamespacedName{Namespace: "shop", Name: "flood"}
+	x := index(nil)
+	x.SetService(key, withIPs(8, "2001:db8::1"), nil)
+	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 9 {
+		t.Fatalf("8 IPv4 addresses (the default cap): refused %q, export %v", got, x.export(peerKey{name: "a"}))
+	}
+	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
+	want := "1024 addresses of one family exceed the maxAddressesPerService 8 of BGPAdvertisement ext: not announced"
+	if got := x.RefusedOf(key); got != want {
+		t.Errorf("refused %q, want %q", got, want)
+	}
+	if got := x.export(peerKey{name: "a"}); len(got) != 1 || !hasPrefix(got, "2001:db8::1/128") {
+		t.Errorf("export after the flood: %d prefixes, want only the IPv6 address", len(got))
+	}
+	x = index(ptr.To[int32](2000))
+	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
+	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 1025 {
+		t.Errorf("a raised cap: refused %q, %d exported", got, len(x.export(peerKey{name: "a"})))
+	}
+}
+
+func hasPrefix(export map[netip.Prefix]bgp.PathAttributes, prefix string) bool {
+	_, ok := export[netip.MustParsePrefix(prefix)]
+	return ok
+}
+
+// TestNodeAddressesAreNeverServiceAddresses: the review's second claim, for what a node
+// knows of itself. Inside externalIPPrefixes that allow them, a Service's external IP
+// equal to the node's address or inside its pod CIDR would be a more-specific /32 of the
+// node or of a pod (CVE-2020-8554, carried over BGP): refused and named.
+func TestNodeAddressesAreNeverServiceAddresses(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	ad := serviceAdWithin("ext", nil, "65001:1", []kbgpv1.CIDR{"10.0.0.0/8"}, []kbgpv1.CIDR{"10.0.0.0/8"}, kbgpv1.ServiceExternalIP, kbgpv1.ServiceLoadBalancerIP)
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}}
+	in.nodeOwned = nodeOwned(in.Node)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x := newExportIndex("worker-1")
+	x.addPeer(peerKey{name: "a"}, nil, rules)
+	key := types.NamespacedName{Namespace: "shop", Name: "web"}
+	for _, tc := range []struct {
+		external, lb, refused string
+	}{
+		{"10.0.0.10", "", "ExternalIP 10.0.0.10 is an address of this node or in its pod CIDRs: not announced"},
+		{"10.244.1.7", "", "ExternalIP 10.244.1.7 is an address of this node or in its pod CIDRs: not announced"},
+		{"", "10.0.0.10", "LoadBalancerIP 10.0.0.10 is an address of this node or in its pod CIDRs: not announced"},
+		{"10.1.2.3", "", ""},
+	} {
+		svc := lbService("web", nil)
+		svc.Spec.ExternalIPs = nil
+		if tc.external != "" {
+			svc.Spec.ExternalIPs = []string{tc.external}
+		}
+		if tc.lb != "" {
+			svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: tc.lb}}
+		}
+		x.SetService(key, &svc, nil)
+		if got := x.RefusedOf(key); got != tc.refused {
+			t.Errorf("%s%s: refused %q, want %q", tc.external, tc.lb, got, tc.refused)
 		}
 	}
 }

@@ -42,6 +42,9 @@ type Input struct {
 
 	// poolRanges are LoadBalancerIPPools' blocks, parsed once per Build.
 	poolRanges []PoolRange
+	// nodeOwned are the node's addresses and pod CIDRs, never announced as a
+	// Service's external or load-balancer IP.
+	nodeOwned []netip.Prefix
 }
 
 // Result is what the node must run and what went wrong.
@@ -68,6 +71,7 @@ func Build(in Input) Result {
 	}
 	res.Exports = newExportIndex(in.NodeConfig.Name)
 	in.poolRanges = PoolRanges(in.LoadBalancerIPPools)
+	in.nodeOwned = nodeOwned(in.Node)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {
 		rid, ok := in.RouterIDs[inst.LocalASN]
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"reflect"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -58,6 +59,9 @@ type ExportIndex struct {
 	contributors map[peerKey]map[netip.Prefix]sources
 	// refused says, per Service with addresses no rule allows, which and why.
 	refused map[types.NamespacedName]string
+	// created are the Services' creation times: of several Services announcing one
+	// prefix, the oldest's namespace owns its attributes.
+	created map[types.NamespacedName]time.Time
 }
 
 // contribution is what one source gives one peer for one prefix. attrs is shared and
@@ -83,6 +87,7 @@ func newExportIndex(node string) *ExportIndex {
 		services:     map[types.NamespacedName]map[peerKey][]contribution{},
 		contributors: map[peerKey]map[netip.Prefix]sources{},
 		refused:      map[types.NamespacedName]string{},
+		created:      map[types.NamespacedName]time.Time{},
 	}
 }
 
@@ -108,6 +113,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	var refused string
 	if svc != nil {
 		now, refused = x.serviceExports(svc, slices)
+		x.created[key] = svc.CreationTimestamp.Time
 	}
 	if refused == "" {
 		delete(x.refused, key)
@@ -131,6 +137,9 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 				}
 			})
 		}
+	}
+	if svc == nil {
+		delete(x.created, key)
 	}
 	if len(now) == 0 {
 		delete(x.services, key)
@@ -188,7 +197,7 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []disco
 			if !r.selector.Matches(lbls) {
 				continue
 			}
-			routes, no := serviceHostRoutes(svc, r, local)
+			routes, no := serviceHostRoutes(svc, lbls, r, local)
 			refused = append(refused, no...)
 			for _, prefix := range routes {
 				announced[prefix.Addr()] = true
@@ -273,18 +282,52 @@ func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.Namespa
 	m[prefix] = s
 }
 
-// merged is what the peer is sent for prefix, if anything: the merge of every
-// source's attributes (merging is commutative, so map order does not matter).
+// merged is what the peer is sent for prefix, if anything. One namespace owns the
+// prefix's attributes: that of its oldest source (the node's pod CIDRs before any
+// Service; equal times by namespace/name). The attributes of the owner's namespace are
+// merged (union of communities, highest local preference; merging is commutative, so
+// map order does not matter); a source of another namespace adds nothing, so a
+// Service announcing someone else's address cannot add a blackhole community,
+// no-export or a local preference to it.
 func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p][prefix]
 	if !ok {
 		return bgp.PathAttributes{}, false
 	}
-	out := *s.attrs
-	for _, a := range s.more {
-		out = mergeAttributes(out, *a)
+	if len(s.more) == 0 {
+		return *s.attrs, true
 	}
-	return out, true
+	owner := s.src
+	for src := range s.more {
+		if x.older(src, owner) {
+			owner = src
+		}
+	}
+	var out *bgp.PathAttributes
+	add := func(src types.NamespacedName, a *bgp.PathAttributes) {
+		switch {
+		case src.Namespace != owner.Namespace:
+		case out == nil:
+			out = a
+		default:
+			merged := mergeAttributes(*out, *a)
+			out = &merged
+		}
+	}
+	add(s.src, s.attrs)
+	for src, a := range s.more {
+		add(src, a)
+	}
+	return *out, true
+}
+
+// older reports whether source a was created before b (ties by namespace/name).
+func (x *ExportIndex) older(a, b types.NamespacedName) bool {
+	ta, tb := x.created[a], x.created[b]
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return compareNamespacedName(a, b) < 0
 }
 
 // byPrefix indexes contributions by prefix, for the comparison of a Service's old

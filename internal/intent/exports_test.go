@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -113,6 +114,43 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.10")}}},
 		x.SetService(kb, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("last source deleted (-want +got):\n%s", diff)
+	}
+}
+
+// TestSharedPrefixAttributesStayInTheOwnersNamespace: the review's fourth claim. A
+// Service of another namespace announcing the same address (its external IP, say)
+// could add a blackhole community to the owner's prefix, since a shared prefix got the
+// union of every source's attributes. The oldest source's namespace owns the
+// attributes; a later one of another namespace adds nothing, and once the owner is
+// gone its own attributes apply.
+func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{
+		serviceAd("shop", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "shop"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
+		serviceAd("other", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "other"}}, "65535:666", kbgpv1.ServiceLoadBalancerIP),
+	}}
+	x := newExportIndex("worker-1")
+	p := peerKey{name: "a"}
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	x.addPeer(p, nil, rules)
+	owner := lbService("web", nil, "203.0.113.10")
+	owner.CreationTimestamp = metav1.Unix(1000, 0)
+	squatter := lbService("squat", nil, "203.0.113.10")
+	squatter.Namespace, squatter.CreationTimestamp = "other", metav1.Unix(2000, 0)
+	ko, ks := types.NamespacedName{Namespace: "shop", Name: "web"}, types.NamespacedName{Namespace: "other", Name: "squat"}
+	shop := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
+	blackhole := bgp.PathAttributes{Communities: []uint32{65535<<16 | 666}}
+
+	x.SetService(ko, &owner, nil)
+	if got := x.SetService(ks, &squatter, nil); len(got) != 0 {
+		t.Errorf("a later Service of another namespace changed the owner's prefix: %v", got)
+	}
+	if got := x.export(p)[host("203.0.113.10")]; !cmp.Equal(got, shop, cmpOpts...) {
+		t.Errorf("shared with another namespace: %v, want the owner's %v", got, shop)
+	}
+	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: blackhole}}}},
+		x.SetService(ko, nil, nil), cmpOpts...); diff != "" {
+		t.Errorf("owner deleted (-want +got):\n%s", diff)
 	}
 }
 

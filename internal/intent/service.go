@@ -25,10 +25,11 @@ const (
 
 // serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
 // Service's addresses of its family and kinds, and the addresses it refuses because
-// they lie outside the ranges the advertisement allows for their kind. local says
-// whether the Service has a ready endpoint on this node (externalTrafficPolicy and
-// internalTrafficPolicy Local).
-func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
+// they lie outside the ranges the advertisement allows for their kind. lbls are the
+// Service's ServiceLabels; local says whether the Service has a ready endpoint on this
+// node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
+// addresses than the rule's maxAddressesPerService is refused as a whole.
+func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
 	for _, kind := range r.entry.Service.Addresses {
 		if nodeLocal(svc, kind) && !local {
 			continue
@@ -37,12 +38,15 @@ func serviceHostRoutes(svc *corev1.Service, r *serviceRule, local bool) (routes 
 			if addr.Is6() != (r.family == bgp.FamilyIPv6Unicast) {
 				continue
 			}
-			if !r.allows(kind, addr) {
-				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement})
+			if !r.allows(kind, addr, lbls) {
+				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement, nodeOwned: kind != kbgpv1.ServiceClusterIP && r.ownedByNode(addr)})
 				continue
 			}
 			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))
 		}
+	}
+	if limit := r.maxAddresses(); len(routes) > limit {
+		return nil, append(refused, refusal{tooMany: len(routes), limit: limit, advertisement: r.advertisement})
 	}
 	return routes, refused
 }

@@ -45,7 +45,7 @@ func TestExplainService(t *testing.T) {
 		}},
 		{"shop/local", []string{"announces 100.64.1.2/32 to instance 65001 peer tor-a"}},
 		{"shop/elsewhere", []string{"announces nothing: its traffic policy is Local and it has no ready endpoint on this node"}},
-		{"shop/outside", []string{"announces nothing: refused: LoadBalancerIP 198.51.100.9 is in no LoadBalancerIPPool and outside the loadBalancerIPPrefixes"}},
+		{"shop/outside", []string{"announces nothing: refused: LoadBalancerIP 198.51.100.9 is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"}},
 		{"shop/other-class", []string{"announces nothing: its loadBalancerClass example.com/lb is another controller's, and it has no cluster or external IP"}},
 		{"shop/pending", []string{"announces nothing: it has no address yet"}},
 		{"shop/internal", []string{"announces nothing: no BGPAdvertisement that this node's peers select matches the Service's labels (kbgp.io/service-name=internal,kbgp.io/service-namespace=shop) with an address kind it has"}},

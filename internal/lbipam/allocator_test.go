@@ -85,10 +85,14 @@ func TestRequestedAddresses(t *testing.T) {
 			t.Errorf("request %s: problems %q, want %q", tc.requested, res.Problems, tc.problem)
 		}
 	}
-	// A Service that changes its request moves to the new address.
+	// A Service that changes its request moves to the new address; the old one is
+	// taken until its status no longer shows it.
 	r.Requested = addrs("203.0.113.10")
 	assign(t, a, r, "203.0.113.10")
-	if a.Stats("open").IPv4.Used != 1 {
+	if a.Stats("open").IPv4.Used != 2 {
+		t.Fatalf("the old address was released before the status was written: %+v", a.Stats("open"))
+	}
+	if freed := a.Written("ns/a", addrs("203.0.113.10")); !slices.Equal(freed, addrs("203.0.113.9")) || a.Stats("open").IPv4.Used != 1 {
 		t.Fatalf("the old address was not released: %+v", a.Stats("open"))
 	}
 }
@@ -232,5 +236,165 @@ func TestOverlaps(t *testing.T) {
 		if !slices.Equal(got[k], v) {
 			t.Errorf("overlaps of %s: %v, want %v", k, got[k], v)
 		}
+	}
+}
+
+// serviceRequest is the request of a LoadBalancer Service on port 80/TCP, changed by mut.
+func serviceRequest(t *testing.T, ns, name string, mut func(*corev1.Service)) Request {
+	t.Helper()
+	svc := &corev1.Service{}
+	svc.Namespace, svc.Name = ns, name
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Spec.IPFamilies = []corev1.IPFamily{v4}
+	svc.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	if mut != nil {
+		mut(svc)
+	}
+	r, err := NewRequest(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func sharingKey(key string, port int32) func(*corev1.Service) {
+	return func(s *corev1.Service) {
+		s.Annotations = map[string]string{"kbgp.io/sharing-key": key}
+		s.Spec.Ports[0].Port = port
+	}
+}
+
+// The review's first claim: a sharing key is free text, so a Service of another
+// namespace with the holder's key and other ports got the holder's address.
+func TestSharingStaysInsideOneNamespace(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	assign(t, a, serviceRequest(t, "tenant-a", "web", sharingKey("front", 80)), "203.0.113.0")
+	assign(t, a, serviceRequest(t, "tenant-b", "squat", sharingKey("front", 443)), "203.0.113.1")
+	// Asking for the address by name is refused with the reason.
+	asked := serviceRequest(t, "tenant-b", "asked", func(s *corev1.Service) {
+		sharingKey("front", 8443)(s)
+		s.Annotations["kbgp.io/load-balancer-ips"] = "203.0.113.0"
+	})
+	res := assign(t, a, asked)
+	want := `address 203.0.113.0 is held by tenant-a/web (addresses are shared only inside one namespace)`
+	if !slices.Equal(res.Problems, []string{want}) {
+		t.Fatalf("problems %q, want %q", res.Problems, want)
+	}
+	// Inside the namespace the key still shares.
+	assign(t, a, serviceRequest(t, "tenant-a", "dns", sharingKey("front", 53)), "203.0.113.0")
+}
+
+// An address announced only from nodes with an endpoint (Local) is shared only with
+// Services of the same policy and, for Local, the same pods.
+func TestSharingNeedsTheSameTrafficPolicyAndPods(t *testing.T) {
+	local := func(key string, port int32, app string) func(*corev1.Service) {
+		return func(s *corev1.Service) {
+			sharingKey(key, port)(s)
+			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+			s.Spec.Selector = map[string]string{"app": app}
+		}
+	}
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	assign(t, a, serviceRequest(t, "ns", "web", local("k", 80, "web")), "203.0.113.0")
+	assign(t, a, serviceRequest(t, "ns", "cluster", sharingKey("k", 81)), "203.0.113.1")
+	assign(t, a, serviceRequest(t, "ns", "other-pods", local("k", 82, "db")), "203.0.113.2")
+	assign(t, a, serviceRequest(t, "ns", "same-pods", local("k", 443, "web")), "203.0.113.0")
+}
+
+// The holder keeps its address whatever a joiner does: when the holder changes its
+// ports to one a joiner uses, or its key, the joiner moves, not the holder.
+func TestSharingHolderKeepsItsAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		holder func(*corev1.Service)
+	}{
+		{"holder takes the joiner's port", sharingKey("front", 53)},
+		{"holder changes its key", sharingKey("back", 80)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New()
+			a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+			assign(t, a, serviceRequest(t, "ns", "holder", sharingKey("front", 80)), "203.0.113.0")
+			joiner := serviceRequest(t, "ns", "joiner", sharingKey("front", 53))
+			assign(t, a, joiner, "203.0.113.0")
+			holder := serviceRequest(t, "ns", "holder", tc.holder)
+			holder.Current = addrs("203.0.113.0")
+			assign(t, a, holder, "203.0.113.0")
+			if slices.Contains(a.Holds("ns/joiner"), netip.MustParseAddr("203.0.113.0")) {
+				t.Fatalf("the joiner still holds the holder's address next to a clash")
+			}
+			joiner.Current = addrs("203.0.113.0")
+			assign(t, a, joiner, "203.0.113.1")
+		})
+	}
+}
+
+// A Service moved off an address keeps it taken until Written says its status no
+// longer shows it: under a lagging status write, no other Service gets it meanwhile.
+func TestAddressTakenUntilStatusWritten(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1")}}})
+	moving := req("ns/moving", v4)
+	moving.Requested = addrs("203.0.113.0")
+	assign(t, a, moving, "203.0.113.0")
+	a.Written("ns/moving", addrs("203.0.113.0"))
+	moving.Requested, moving.Current = addrs("203.0.113.1"), addrs("203.0.113.0")
+	assign(t, a, moving, "203.0.113.1")
+	if res := assign(t, a, req("ns/next", v4)); !res.Pending() {
+		t.Fatalf("next: %+v", res)
+	}
+	if a.Written("ns/moving", addrs("203.0.113.0", "203.0.113.1")) != nil {
+		t.Fatal("released an address the status still shows")
+	}
+	if a.Written("ns/moving", addrs("203.0.113.1")) == nil {
+		t.Fatal("kept an address the status no longer shows")
+	}
+	assign(t, a, req("ns/next", v4), "203.0.113.0")
+	// At a rebuild, every address a status may show (the one being written first) is
+	// taken: the first assigned, the others shown.
+	b := New()
+	b.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1")}}})
+	moving.Current = addrs("203.0.113.1", "203.0.113.0")
+	b.Restore(moving)
+	if got := b.Holds("ns/moving"); !slices.Equal(got, addrs("203.0.113.1")) {
+		t.Fatalf("restored %v", got)
+	}
+	if res := b.Assign(req("ns/next", v4)); !res.Pending() {
+		t.Fatalf("next got %v after a rebuild while the status may still show it", res.Addresses)
+	}
+}
+
+// The review's fifth claim, operator part: every address given back requeued every
+// waiting Service. WaitingFor names only those the address can serve: waiting for an
+// address of its pool, or requesting it.
+func TestWaitingForNamesOnlyWhomAnAddressServes(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{
+		{Name: "a", Selector: labels.SelectorFromSet(labels.Set{"pool": "a"}), Ranges: []Range{rng("203.0.113.0", "203.0.113.0")}},
+		{Name: "b", Selector: labels.SelectorFromSet(labels.Set{"pool": "b"}), Ranges: []Range{rng("198.51.100.0", "198.51.100.0")}},
+	})
+	in := func(svc, pool string) Request {
+		r := req(svc, v4)
+		r.Labels = labels.Set{"pool": pool}
+		return r
+	}
+	assign(t, a, in("ns/holder", "a"), "203.0.113.0")
+	assign(t, a, in("ns/in-b", "b"), "198.51.100.0")
+	waitA, waitB := in("ns/wait-a", "a"), in("ns/wait-b", "b")
+	asking := in("ns/asking", "a")
+	asking.Requested = addrs("203.0.113.0")
+	unserved := req("ns/unserved", v6)
+	for _, r := range []Request{waitA, waitB, asking, unserved} {
+		if res := a.Assign(r); !res.Pending() {
+			t.Fatalf("%s got %v", r.Service, res.Addresses)
+		}
+	}
+	if got, want := a.WaitingFor(a.Release("ns/holder")), []string{"ns/asking", "ns/wait-a"}; !slices.Equal(got, want) {
+		t.Errorf("freed 203.0.113.0: retry %v, want %v", got, want)
+	}
+	if got, want := a.WaitingFor(a.Release("ns/in-b")), []string{"ns/wait-b"}; !slices.Equal(got, want) {
+		t.Errorf("freed 198.51.100.0: retry %v, want %v", got, want)
 	}
 }

@@ -32,9 +32,44 @@ type Request struct {
 	// Requested are the addresses asked for, at most one per family.
 	Requested  []netip.Addr
 	SharingKey string
-	Ports      []Port
+	// Local is externalTrafficPolicy Local: the address is announced only from nodes
+	// with an endpoint of the Service, chosen by PodSelector.
+	Local       bool
+	PodSelector string
+	Ports       []Port
 	// Current are the addresses in the Service's status now.
 	Current []netip.Addr
+}
+
+// shareGroup is what Services sharing one address have in common (MetalLB's rule): a
+// sharing key, a namespace, so that a key, which is free text, never reaches another
+// tenant's address, and the external traffic policy, since a Local address is
+// announced only from the nodes with an endpoint; for Local, the pod selector too.
+type shareGroup struct {
+	namespace, key string
+	local          bool
+	podSelector    string
+}
+
+func (r Request) group() shareGroup {
+	ns, _, _ := strings.Cut(r.Service, "/")
+	return shareGroup{namespace: ns, key: r.SharingKey, local: r.Local, podSelector: r.PodSelector}
+}
+
+// refuses says why a Service of group j may not share an address held under g, or ""
+// when it may.
+func (g shareGroup) refuses(j shareGroup) string {
+	switch {
+	case j.key == "" || j.key != g.key:
+		return fmt.Sprintf("sharing needs the same %q annotation", kbgpv1.SharingKeyAnnotation)
+	case j.namespace != g.namespace:
+		return "addresses are shared only inside one namespace"
+	case j.local != g.local:
+		return "sharing needs the same externalTrafficPolicy"
+	case j.podSelector != g.podSelector:
+		return "Services of externalTrafficPolicy Local share an address only with the same pod selector"
+	}
+	return ""
 }
 
 // Eligible reports whether the allocator serves the Service: a LoadBalancer Service
@@ -52,7 +87,11 @@ func NewRequest(svc *corev1.Service) (Request, error) {
 		Service:    svc.Namespace + "/" + svc.Name,
 		Labels:     intent.ServiceLabels(svc),
 		SharingKey: svc.Annotations[kbgpv1.SharingKeyAnnotation],
+		Local:      svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal,
 		Current:    IngressAddresses(svc),
+	}
+	if req.Local {
+		req.PodSelector = labels.Set(svc.Spec.Selector).String()
 	}
 	for _, p := range svc.Spec.Ports {
 		req.Ports = append(req.Ports, Port{Protocol: cmpProtocol(p.Protocol), Port: p.Port})

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -68,26 +67,36 @@ type LoadBalancerIPAM struct {
 	// problems are the last AllocationFailed message per waiting Service: one event
 	// per change, not one per re-assignment.
 	problems map[string]string
+	// writing are the addresses each status write in flight puts into its Service's
+	// status: a rebuild meanwhile counts them as taken, since the write may land after
+	// the rebuild's list.
+	writing map[string][]netip.Addr
 }
 
 // ReconcileService assigns one Service's addresses and writes them to its status.
 // The allocation is decided under the lock; the API write happens outside it, so that
 // the workers' writes overlap: one at a time, a write's round trip bounded the rate to
-// about 25 Services/s (bench B8). Two workers never hold one Service, and an address
-// is released in the allocator before the write that removes it from its old Service,
-// so for the length of that write two Services' status may show it: a new leader's
-// rebuild keeps it with the older one.
+// about 25 Services/s (bench B8). Two workers never hold one Service. An address a
+// Service is moved off stays taken in the allocator until the write that removes it
+// from the Service's status has succeeded, and a rebuild counts the addresses being
+// written, so no write, however late, puts an address into a second Service's status.
 func (r *LoadBalancerIPAM) ReconcileService(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	write, err := r.assign(ctx, req)
 	if err != nil || write == nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{}, write(ctx)
+	shown, err := write(ctx)
+	r.written(req.Namespace+"/"+req.Name, shown, err)
+	return reconcile.Result{}, err
 }
+
+// statusWrite makes a Service's status true and returns the load-balancer addresses
+// the API server's copy shows afterwards.
+type statusWrite func(context.Context) ([]netip.Addr, error)
 
 // assign updates the allocator for one Service and returns the status write that
 // follows, if any.
-func (r *LoadBalancerIPAM) assign(ctx context.Context, req reconcile.Request) (func(context.Context) error, error) {
+func (r *LoadBalancerIPAM) assign(ctx context.Context, req reconcile.Request) (statusWrite, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.sync(ctx); err != nil {
@@ -104,8 +113,12 @@ func (r *LoadBalancerIPAM) assign(ctx context.Context, req reconcile.Request) (f
 	}
 	if !lbipam.Eligible(svc) {
 		held := r.alloc.Holds(key)
-		r.release(key)
-		return func(ctx context.Context) error { return r.clearIfNotLoadBalancer(ctx, svc, held) }, nil
+		if len(held) > 0 || r.problems[key] != "" {
+			r.notifyPools()
+		}
+		r.alloc.Withdraw(key)
+		delete(r.problems, key)
+		return func(ctx context.Context) ([]netip.Addr, error) { return r.clearIfNotLoadBalancer(ctx, svc, held) }, nil
 	}
 	if !r.havePools {
 		return nil, nil
@@ -121,15 +134,31 @@ func (r *LoadBalancerIPAM) assign(ctx context.Context, req reconcile.Request) (f
 	if !slices.Equal(before, res.Addresses) || res.Pending() {
 		r.notifyPools()
 	}
-	if slices.ContainsFunc(before, func(a netip.Addr) bool { return !slices.Contains(res.Addresses, a) }) {
-		r.retryWaiting(key)
+	for _, evicted := range res.Evicted {
+		r.queueService(evicted)
 	}
 	if res.Pending() {
 		r.warnOnce(svc, key, strings.Join(res.Problems, "; "))
 	} else {
 		delete(r.problems, key)
 	}
-	return func(ctx context.Context) error { return r.writeIngress(ctx, svc, res.Addresses) }, nil
+	r.writing[key] = res.Addresses
+	confirm := r.alloc.Showing(key)
+	return func(ctx context.Context) ([]netip.Addr, error) {
+		return r.writeIngress(ctx, svc, res.Addresses, confirm)
+	}, nil
+}
+
+// written tells the allocator what a Service's status shows after its write: the
+// addresses it no longer shows are free for the Services waiting for one. After a
+// failed write the status is unknown, and they stay taken until the next write.
+func (r *LoadBalancerIPAM) written(key string, shown []netip.Addr, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.writing, key)
+	if err == nil {
+		r.freed(r.alloc.Written(key, shown))
+	}
 }
 
 // sync rebuilds the allocator whenever the pools changed (and at the first
@@ -145,6 +174,9 @@ func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
 	if err := r.Client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list LoadBalancerIPPools: %w", err)
 	}
+	// The cache lists in no fixed order: unsorted, one set of pools had several
+	// fingerprints and nearly every reconcile rebuilt (a list of every Service each).
+	slices.SortFunc(list.Items, func(a, b kbgpv1.LoadBalancerIPPool) int { return strings.Compare(a.Name, b.Name) })
 	var fp strings.Builder
 	for _, p := range list.Items {
 		fmt.Fprintf(&fp, "%s@%s/%d,", p.Name, p.UID, p.Generation)
@@ -176,6 +208,8 @@ func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
 			continue
 		}
 		if req, err := lbipam.NewRequest(svc); err == nil {
+			// A write in flight may yet land: its addresses count as shown, first.
+			req.Current = slices.Concat(r.writing[req.Service], req.Current)
 			alloc.Restore(req)
 			restored += len(alloc.Holds(req.Service))
 		}
@@ -183,22 +217,30 @@ func (r *LoadBalancerIPAM) sync(ctx context.Context) error {
 	log.FromContext(ctx).Info("rebuilt load-balancer address allocations from Services' status", "pools", len(pools), "addresses", restored)
 	r.alloc, r.pools, r.havePools = alloc, fp.String(), len(pools) > 0
 	if r.problems == nil {
-		r.problems = map[string]string{}
+		r.problems, r.writing = map[string]string{}, map[string][]netip.Addr{}
 	}
 	r.notifyPools()
 	return nil
 }
 
-// release gives back a Service's addresses.
+// release gives back the addresses of a Service that is gone.
 func (r *LoadBalancerIPAM) release(key string) {
-	held := len(r.alloc.Holds(key)) > 0
-	if held || r.problems[key] != "" {
+	if r.problems[key] != "" {
 		r.notifyPools()
 	}
-	r.alloc.Release(key)
 	delete(r.problems, key)
-	if held {
-		r.retryWaiting(key)
+	r.freed(r.alloc.Release(key))
+}
+
+// freed offers addresses given back to the waiting Services they can serve, and has
+// the pools' counts written.
+func (r *LoadBalancerIPAM) freed(addrs []netip.Addr) {
+	if len(addrs) == 0 {
+		return
+	}
+	r.notifyPools()
+	for _, key := range r.alloc.WaitingFor(addrs) {
+		r.queueService(key)
 	}
 }
 
@@ -216,22 +258,17 @@ func (r *LoadBalancerIPAM) notifyPools() {
 	}
 }
 
-// retryWaiting queues the Services waiting for an address, but for the one that gave
-// its own back.
-func (r *LoadBalancerIPAM) retryWaiting(except string) {
+// queueService queues one Service ("namespace/name") for assignment.
+func (r *LoadBalancerIPAM) queueService(key string) {
 	if r.serviceQueue == nil {
 		return
 	}
-	for key := range r.problems {
-		if key == except {
-			continue
-		}
-		ns, name, _ := strings.Cut(key, "/")
-		r.serviceQueue.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
-	}
+	ns, name, _ := strings.Cut(key, "/")
+	r.serviceQueue.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
 }
 
-// startServiceQueue keeps the controller's own queue for retryWaiting.
+// startServiceQueue keeps the controller's own queue, to offer freed addresses to the
+// Services waiting for one.
 func (r *LoadBalancerIPAM) startServiceQueue(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -248,11 +285,22 @@ func (r *LoadBalancerIPAM) warnOnce(svc *corev1.Service, key, msg string) {
 	r.Recorder.Event(svc, corev1.EventTypeWarning, EventAllocationFailed, msg)
 }
 
-// writeIngress sets the Service's load-balancer ingress to addrs. The update carries
-// the cached resourceVersion: a Service changed meanwhile is reconciled again.
-func (r *LoadBalancerIPAM) writeIngress(ctx context.Context, svc *corev1.Service, addrs []netip.Addr) error {
-	if slices.Equal(lbipam.IngressAddresses(svc), addrs) && len(svc.Status.LoadBalancer.Ingress) == len(addrs) {
-		return nil
+// writeIngress sets the Service's load-balancer ingress to addrs and returns what the
+// API server's copy shows then. The update carries the cached resourceVersion: a
+// Service changed meanwhile is reconciled again. When the cached status already shows
+// addrs there is nothing to write, but a cache may lag this controller's own last
+// write: if an address is to be given back on the strength of it (confirm), the API
+// server's copy is read first.
+func (r *LoadBalancerIPAM) writeIngress(ctx context.Context, svc *corev1.Service, addrs []netip.Addr, confirm bool) ([]netip.Addr, error) {
+	if showsExactly(svc, addrs) && confirm {
+		live := &corev1.Service{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(svc), live); err != nil {
+			return nil, fmt.Errorf("read Service %s/%s: %w", svc.Namespace, svc.Name, err)
+		}
+		svc = live
+	}
+	if showsExactly(svc, addrs) {
+		return addrs, nil
 	}
 	updated := svc.DeepCopy()
 	updated.Status.LoadBalancer.Ingress = nil
@@ -260,26 +308,33 @@ func (r *LoadBalancerIPAM) writeIngress(ctx context.Context, svc *corev1.Service
 		updated.Status.LoadBalancer.Ingress = append(updated.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: a.String()})
 	}
 	if err := r.Client.Status().Update(ctx, updated, client.FieldOwner(FieldManager)); err != nil {
-		return fmt.Errorf("write load-balancer addresses of Service %s/%s: %w", svc.Namespace, svc.Name, err)
+		return nil, fmt.Errorf("write load-balancer addresses of Service %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	if len(addrs) > 0 {
 		r.Recorder.Eventf(svc, corev1.EventTypeNormal, EventIPAllocated, "assigned %s", joinAddrs(addrs))
 	}
-	return nil
+	return lbipam.IngressAddresses(updated), nil
+}
+
+// showsExactly reports whether the Service's status shows addrs and nothing else.
+func showsExactly(svc *corev1.Service, addrs []netip.Addr) bool {
+	return slices.Equal(lbipam.IngressAddresses(svc), addrs) && len(svc.Status.LoadBalancer.Ingress) == len(addrs)
 }
 
 // clearIfNotLoadBalancer removes the addresses kbgp gave a Service that is no longer of
-// type LoadBalancer. A LoadBalancer Service of another class is its own controller's.
-func (r *LoadBalancerIPAM) clearIfNotLoadBalancer(ctx context.Context, svc *corev1.Service, held []netip.Addr) error {
+// type LoadBalancer, and returns what its status shows then. A LoadBalancer Service of
+// another class is its own controller's, and one being deleted keeps its status: what
+// they show stays taken until they change it or are gone.
+func (r *LoadBalancerIPAM) clearIfNotLoadBalancer(ctx context.Context, svc *corev1.Service, held []netip.Addr) ([]netip.Addr, error) {
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer || svc.DeletionTimestamp != nil || len(held) == 0 {
-		return nil
+		return lbipam.IngressAddresses(svc), nil
 	}
 	kept := slices.DeleteFunc(lbipam.IngressAddresses(svc), func(a netip.Addr) bool { return slices.Contains(held, a) })
-	err := r.writeIngress(ctx, svc, kept)
-	if apierrors.IsNotFound(err) || errors.Is(err, context.Canceled) {
-		return nil
+	shown, err := r.writeIngress(ctx, svc, kept, true)
+	if apierrors.IsNotFound(err) {
+		return nil, nil // gone: it shows nothing
 	}
-	return err
+	return shown, err
 }
 
 func joinAddrs(addrs []netip.Addr) string {

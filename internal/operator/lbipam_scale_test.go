@@ -40,21 +40,7 @@ func TestLoadBalancerIPAMThousandServicesAcrossLeaderChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Services have no delete-collection and the test server no namespace
-	// controller: delete them one by one, or the next test's pools would serve them.
-	t.Cleanup(func() {
-		var list corev1.ServiceList
-		_ = writer.List(context.Background(), &list, client.InNamespace(ns))
-		var wg sync.WaitGroup
-		for w := range 16 {
-			wg.Go(func() {
-				for i := w; i < len(list.Items); i += 16 {
-					_ = writer.Delete(context.Background(), &list.Items[i])
-				}
-			})
-		}
-		wg.Wait()
-	})
+	t.Cleanup(func() { deleteServices(t, writer, ns) })
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for w := range 16 {

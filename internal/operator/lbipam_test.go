@@ -237,3 +237,34 @@ func TestLoadBalancerIPPoolSelectorsOverlapAndDisabled(t *testing.T) {
 	deleteObject(t, public)
 	ingressOf(t, ns, "web")
 }
+
+// TestSharingKeyStaysInItsNamespaceAndTheHolderKeepsItsAddress is the review's first
+// claim against the real controller: a Service of another namespace with the holder's
+// sharing key (its pool holds the same addresses) gets another address, and when the
+// holder changes its port to the one a joiner uses, the joiner moves, not the holder.
+func TestSharingKeyStaysInItsNamespaceAndTheHolderKeepsItsAddress(t *testing.T) {
+	startOperator(t, operator.Options{})
+	nsA, nsB := "lbshare-a", "lbshare-b"
+	createNamespace(t, nsA)
+	createNamespace(t, nsB)
+	block := kbgpv1.IPBlock{CIDR: "198.51.100.96/30"}
+	createObject(t, lbPool("lbshare-a", nsA, block))
+	createObject(t, lbPool("lbshare-b", nsB, block))
+	keyed := func(port int32, proto corev1.Protocol) func(*corev1.Service) {
+		return func(s *corev1.Service) {
+			s.Annotations = map[string]string{kbgpv1.SharingKeyAnnotation: "front"}
+			s.Spec.Ports = []corev1.ServicePort{{Port: port, Protocol: proto}}
+		}
+	}
+	holder := lbService(nsA, "holder", keyed(80, corev1.ProtocolTCP))
+	createObject(t, holder)
+	ingressOf(t, nsA, "holder", "198.51.100.96")
+	createObject(t, lbService(nsA, "joiner", keyed(53, corev1.ProtocolUDP)))
+	ingressOf(t, nsA, "joiner", "198.51.100.96")
+	createObject(t, lbService(nsB, "squat", keyed(443, corev1.ProtocolTCP)))
+	ingressOf(t, nsB, "squat", "198.51.100.97")
+
+	update(t, holder, func() { holder.Spec.Ports = []corev1.ServicePort{{Port: 53, Protocol: corev1.ProtocolUDP}} })
+	ingressOf(t, nsA, "joiner", "198.51.100.98")
+	ingressOf(t, nsA, "holder", "198.51.100.96")
+}

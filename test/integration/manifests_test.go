@@ -36,6 +36,36 @@ func TestManifestsApply(t *testing.T) {
 // gets the pod network's flags, NET_ADMIN and the CNI directories, and the init
 // container installs the plugin.
 func TestPodNetworkComponentApplies(t *testing.T) {
+	rendered := applyWithComponent(t, "podnetwork")
+	for _, want := range []string{"- --pod-network", "- --cluster-pod-cidrs=10.244.0.0/16", "- NET_ADMIN", "name: install-cni", "- install-cni", "path: /etc/cni/net.d", "path: /opt/cni/bin", "- --state-dir=/var/lib/kbgp"} {
+		if !strings.Contains(rendered, want) {
+			t.Errorf("the rendered install lacks %q", want)
+		}
+	}
+}
+
+// TestMetricsSecureComponentApplies: the grants the secure metrics endpoint needs
+// (TokenReview, SubjectAccessReview) come only with the config/metrics-secure
+// component, which sets --metrics-secure too; the plain install has neither.
+func TestMetricsSecureComponentApplies(t *testing.T) {
+	plain := newKubectl(t, "manifests").run("kustomize", configDir("default"))
+	for _, absent := range []string{"tokenreviews", "subjectaccessreviews", "--metrics-secure"} {
+		if strings.Contains(plain, absent) {
+			t.Errorf("config/default contains %q", absent)
+		}
+	}
+	rendered := applyWithComponent(t, "metrics-secure")
+	for _, want := range []string{"- --metrics-secure", "- tokenreviews", "- subjectaccessreviews", "name: kbgp-agent-metrics-auth"} {
+		if !strings.Contains(rendered, want) {
+			t.Errorf("the rendered install lacks %q", want)
+		}
+	}
+}
+
+// applyWithComponent renders config/default with one component, as an overlay would,
+// applies it with a server-side dry run and returns the rendered manifests.
+func applyWithComponent(t *testing.T, component string) string {
+	t.Helper()
 	ensureNamespace(t, "kbgp-system")
 	overlay := t.TempDir()
 	rel := func(dir string) string {
@@ -46,19 +76,15 @@ func TestPodNetworkComponentApplies(t *testing.T) {
 		return r
 	}
 	// kustomize takes relative paths only.
-	kustomization := "resources: [" + rel("default") + "]\ncomponents: [" + rel("podnetwork") + "]\n"
+	kustomization := "resources: [" + rel("default") + "]\ncomponents: [" + rel(component) + "]\n"
 	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	k := newKubectl(t, "manifests")
 	rendered := k.run("kustomize", overlay)
-	for _, want := range []string{"- --pod-network", "- --cluster-pod-cidrs=10.244.0.0/16", "- NET_ADMIN", "name: install-cni", "- install-cni", "path: /etc/cni/net.d", "path: /opt/cni/bin", "- --state-dir=/var/lib/kbgp"} {
-		if !strings.Contains(rendered, want) {
-			t.Errorf("the rendered install lacks %q", want)
-		}
-	}
 	out := k.run("apply", "--server-side", "--force-conflicts", "--dry-run=server", "-k", overlay)
 	if !strings.Contains(out, "daemonset.apps/kbgp-agent serverside-applied (server dry run)") {
 		t.Errorf("apply output:\n%s", out)
 	}
+	return rendered
 }

@@ -42,6 +42,7 @@ var validObjects = []struct {
 	{"community bounds", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["0:0", "65535:65535"], large: ["0:0:0", "4294967295:4294967295:4294967295"], wellKnown: [no-export, no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown]}, localPreference: 4294967295}`)},
 	{"allowed ranges, both families", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ExternalIP], loadBalancerIPPrefixes: [203.0.113.0/24, "2001:db8:1::/48"], externalIPPrefixes: [198.51.100.0/26, "::/0"]}}]}`},
 	{"service pseudo-labels", advertisement, serviceAdvertisement(`selector: {matchLabels: {kbgp.io/service-name: web, kbgp.io/service-namespace: shop}}`)},
+	{"address cap bounds", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [ExternalIP], maxAddressesPerService: 1}}, {advertisementType: Service, service: {addresses: [ExternalIP], maxAddressesPerService: 4096}}]}`},
 	{"every service address", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ClusterIP, ExternalIP]}}]}`},
 	{"override without instances", override, `{nodeRef: worker-1}`},
 	{"policy of the document, neighbour as IP/128", policy, policyNeighbor(`{peerAddress: "fc00:f853:ccd:e793::50/128", peerASN: 64512, eBGPMultihopTTL: 10, connectRetryTimeSeconds: 120, holdTimeSeconds: 90, keepAliveTimeSeconds: 30, gracefulRestart: {enabled: true, restartTimeSeconds: 120}}`)},
