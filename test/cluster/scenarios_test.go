@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -157,11 +158,20 @@ func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
 	// the leader is the replica that logged taking the lease.
 	leader := operatorLeader(t, c)
 	const ns, count = "burst", 100
+	routesBefore := c.TorRoutesFrom()
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The cluster as it was for the next scenario: the Services gone and their
+	// addresses withdrawn at the ToR.
 	defer func() {
 		if err := c.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Error(err)
+		}
+		if err := netlab.Poll(3*time.Minute, time.Second, func() (bool, string) {
+			got := c.TorRoutesFrom()
+			return maps.Equal(got, routesBefore), fmt.Sprintf("ToR routes per node %v, want %v again", got, routesBefore)
+		}); err != nil {
 			t.Error(err)
 		}
 	}()
