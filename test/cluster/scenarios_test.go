@@ -237,17 +237,10 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 	ctx := context.Background()
 	n := c.Nodes[len(c.Nodes)-1]
 	before := c.TorRoutesFrom()
-	resets := map[string]int{}
+	others := slices.DeleteFunc(slices.Clone(c.Nodes), func(o *kcluster.Node) bool { return o == n })
+	sessions := torSessions(t, c, others)
 	var otherCIDRs []string
-	for _, o := range c.Nodes {
-		if o == n {
-			continue
-		}
-		nb, err := c.Tor.Neighbor(o.IPv4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resets[o.Name] = nb.ConnectionsEstablished
+	for _, o := range others {
 		node, err := c.Kube.CoreV1().Nodes().Get(ctx, o.Name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -265,11 +258,7 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 	}
 	// What a reboot loses of the kernel: the routes the agent had installed.
 	for _, cidr := range otherCIDRs {
-		family := "-4"
-		if strings.Contains(cidr, ":") {
-			family = "-6"
-		}
-		if out, err := n.NS.Exec("ip", family, "route", "del", cidr); err != nil {
+		if out, err := n.NS.Exec("ip", ipFamily(cidr), "route", "del", cidr); err != nil {
 			t.Fatalf("ip route del %s: %v: %s", cidr, err, out)
 		}
 	}
@@ -289,16 +278,10 @@ func nodeReboot(t *testing.T, c *kcluster.Cluster) {
 		t.Error(err)
 	}
 	lowest := watch.Stop()
-	for _, o := range c.Nodes {
-		if o == n {
-			continue
-		}
-		nb, err := c.Tor.Neighbor(o.IPv4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if nb.ConnectionsEstablished != resets[o.Name] || nb.State != "Established" {
-			t.Errorf("%s's session moved while %s rebooted: %s, established %d times (was %d)", o.Name, n.Name, nb.State, nb.ConnectionsEstablished, resets[o.Name])
+	after := torSessions(t, c, others)
+	for _, o := range others {
+		if after[o.Name] != sessions[o.Name] {
+			t.Errorf("%s's session moved while %s rebooted: %s (was %s)", o.Name, n.Name, after[o.Name], sessions[o.Name])
 		}
 		if lowest[o.Name] < before[o.Name] {
 			t.Errorf("ToR routes from %s dropped to %d (was %d) while %s rebooted", o.Name, lowest[o.Name], before[o.Name], n.Name)
@@ -332,11 +315,30 @@ func operatorLeader(t *testing.T, c *kcluster.Cluster) string {
 
 // routeTo is the node's kernel route to cidr ("" when it has none).
 func routeTo(n *kcluster.Node, cidr string) string {
-	family := "-4"
+	out, _ := n.NS.Exec("ip", ipFamily(cidr), "route", "show", cidr)
+	return out
+}
+
+// ipFamily is ip(8)'s family flag for cidr.
+func ipFamily(cidr string) string {
 	if strings.Contains(cidr, ":") {
-		family = "-6"
+		return "-6"
 	}
-	out, _ := n.NS.Exec("ip", family, "route", "show", cidr)
+	return "-4"
+}
+
+// torSessions describes each node's session at the ToR: its state and how many times
+// it was established, which changes with every reset.
+func torSessions(t *testing.T, c *kcluster.Cluster, nodes []*kcluster.Node) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, o := range nodes {
+		nb, err := c.Tor.Neighbor(o.IPv4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[o.Name] = fmt.Sprintf("%s, established %d times", nb.State, nb.ConnectionsEstablished)
+	}
 	return out
 }
 
