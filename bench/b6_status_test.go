@@ -139,7 +139,9 @@ func TestB6StatusCost(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "b6-services", Labels: map[string]string{"kbgp.io/bench": "b6"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
-			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: benchRanges},
+			Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: benchRanges,
+				// Hundreds of external IPs per Service, above the default cap of 8.
+				MaxAddressesPerService: ptr.To[int32](4096)},
 		}}},
 	})
 	total := int64(routes + 2)

@@ -120,7 +120,9 @@ func serviceAdvertisement(kinds ...kbgpv1.ServiceAddressType) *kbgpv1.BGPAdverti
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
 			// The bulk ranges of B1-B3 (10.128.0.0/9) and B6 (198.18.0.0/15).
-			Service: &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: benchRanges, LoadBalancerIPPrefixes: benchRanges},
+			Service: &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: benchRanges, LoadBalancerIPPrefixes: benchRanges,
+				// The bulk benchmarks put many external IPs on one Service, above the default cap of 8.
+				MaxAddressesPerService: ptr.To[int32](4096)},
 		}}},
 	}
 }

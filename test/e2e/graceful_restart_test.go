@@ -144,7 +144,9 @@ protocol bgp %s {
 		&kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: map[string]string{"advertise": nodeName}},
 			Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementService,
 				Selector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"gr-test": kbgpv1.LabelValue(nodeName)}},
-				Service:  &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"198.18.0.0/15"}}}}}},
+				// A thousand external IPs per Service (above the default cap of 8).
+				Service: &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceExternalIP}, ExternalIPPrefixes: []kbgpv1.CIDR{"198.18.0.0/15"},
+					MaxAddressesPerService: ptr.To[int32](1000)}}}}},
 		&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
 			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: routerID},
 			Peers:               []kbgpv1.BGPNodePeer{peer("router", grFRRAddr, 65087), peer("bird", grBIRDAddr, 65086)},
