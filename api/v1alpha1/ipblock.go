@@ -16,7 +16,7 @@ func (b IPBlock) Bounds() (first, last netip.Addr, err error) {
 			return netip.Addr{}, netip.Addr{}, fmt.Errorf("cidr %q: %w", b.CIDR, err)
 		}
 		p = p.Masked()
-		return p.Addr(), lastAddr(p), nil
+		return p.Addr(), LastAddr(p), nil
 	}
 	first, err = netip.ParseAddr(string(b.Start))
 	if err != nil {
@@ -36,8 +36,8 @@ func (b IPBlock) Bounds() (first, last netip.Addr, err error) {
 	return first, last, nil
 }
 
-// lastAddr is the highest address of a masked prefix.
-func lastAddr(p netip.Prefix) netip.Addr {
+// LastAddr is the highest address of a masked prefix.
+func LastAddr(p netip.Prefix) netip.Addr {
 	b := p.Addr().AsSlice()
 	for i := p.Bits(); i < len(b)*8; i++ {
 		b[i/8] |= 0x80 >> (i % 8)

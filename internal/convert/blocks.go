@@ -93,28 +93,18 @@ func rangePrefixes(first, last netip.Addr) []netip.Prefix {
 		bits := a.BitLen()
 		for bits > 0 {
 			p := netip.PrefixFrom(a, bits-1).Masked()
-			if p.Addr() != a || last.Less(lastAddr(p)) {
+			if p.Addr() != a || last.Less(kbgpv1.LastAddr(p)) {
 				break
 			}
 			bits--
 		}
 		p := netip.PrefixFrom(a, bits)
 		out = append(out, p)
-		end := lastAddr(p)
+		end := kbgpv1.LastAddr(p)
 		if end == last {
 			break
 		}
 		a = end.Next()
 	}
 	return out
-}
-
-// lastAddr is the highest address of a masked prefix.
-func lastAddr(p netip.Prefix) netip.Addr {
-	b := p.Addr().AsSlice()
-	for i := p.Bits(); i < len(b)*8; i++ {
-		b[i/8] |= 0x80 >> (i % 8)
-	}
-	a, _ := netip.AddrFromSlice(b)
-	return a
 }

@@ -89,7 +89,7 @@ func ciliumBlock(item node, reserveEnds bool) (kbgpv1.IPBlock, []netip.Prefix, b
 		}
 		p = network(item.child("cidr"), cidr, p, "Cilium")
 		block := kbgpv1.IPBlock{CIDR: kbgpv1.CIDR(p.String())}
-		if first, last := p.Addr(), lastAddr(p); reserveEnds && first != last && first.Next() != last {
+		if first, last := p.Addr(), kbgpv1.LastAddr(p); reserveEnds && first != last && first.Next() != last {
 			block = kbgpv1.IPBlock{Start: kbgpv1.IPAddress(first.Next().String()), Stop: kbgpv1.IPAddress(last.Prev().String())}
 		}
 		return block, []netip.Prefix{p}, true
