@@ -39,6 +39,10 @@ func rollingUpgrade(t *testing.T, c *kcluster.Cluster) {
 	}
 	watch := c.WatchRoutes()
 	probes := c.StartProber(lb, 20*time.Millisecond)
+	timeline, err := c.WatchPods("kbgp-system", kcluster.AgentSelector)
+	if err != nil {
+		t.Fatal(err)
+	}
 	image := kcluster.KbgpImage + ":" + kcluster.KbgpTagB
 	if out, err := c.Kubectl("-n", "kbgp-system", "set", "image", "daemonset/kbgp-agent",
 		"agent="+image, "install-cni="+image); err != nil {
@@ -49,8 +53,13 @@ func rollingUpgrade(t *testing.T, c *kcluster.Cluster) {
 	ok, failures, _ := probes.Stop()
 	lowest := watch.Stop()
 	lines, connErr := conn.Close()
+	events, watchErr := timeline.Stop()
+	t.Logf("agent pods during the rollout:\n%s", kcluster.FormatEvents(events))
 	if err != nil {
 		t.Fatalf("rollout status: %v\n%s", err, out)
+	}
+	if watchErr != nil {
+		t.Fatal(watchErr)
 	}
 	t.Logf("%d probes answered during the rollout, %d lines on the held connection; routes before %v, lowest %v", ok, lines, before, lowest)
 	if len(failures) > 0 {
@@ -64,21 +73,51 @@ func rollingUpgrade(t *testing.T, c *kcluster.Cluster) {
 			t.Errorf("ToR routes from %s: %d before, down to %d during the rollout", node, n, lowest[node])
 		}
 	}
-	agents := agentPods(t, c)
-	slices.SortFunc(agents, func(a, b corev1.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
-	for i, p := range agents {
+	for _, p := range agentPods(t, c) {
 		if img := p.Spec.Containers[0].Image; img != image {
 			t.Errorf("%s runs %s, want %s", p.Name, img, image)
 		}
-		if i == 0 {
-			continue
+	}
+	for _, problem := range rolloutOrder(events, image, agentMinReady) {
+		t.Error(problem)
+	}
+}
+
+// rolloutOrder checks one node at a time: every old agent but the first is deleted
+// only once the new agent on the node before it has been ready for minReady. It
+// reads the first readiness from the timeline, not the pod's Ready condition, whose
+// lastTransitionTime moves with every later blip.
+func rolloutOrder(events []kcluster.PodEvent, image string, minReady time.Duration) []string {
+	firstReady := map[string]time.Time{} // new pod -> first ready
+	newPodOn := map[string]string{}      // node -> new pod (DaemonSet pods get their node after creation)
+	var oldDeletes []kcluster.PodEvent
+	for _, e := range events {
+		if e.Image == image && e.Node != "" {
+			newPodOn[e.Node] = e.Pod
 		}
-		prevReady := readySince(&agents[i-1])
-		if gap := p.CreationTimestamp.Sub(prevReady); gap < agentMinReady {
-			t.Errorf("%s was created %v after %s became Ready, want at least minReadySeconds (%v)",
-				p.Name, gap, agents[i-1].Name, agentMinReady)
+		switch {
+		case e.Image == image && e.What == "ready":
+			if _, ok := firstReady[e.Pod]; !ok {
+				firstReady[e.Pod] = e.At
+			}
+		case e.Image != image && e.What == "deleting":
+			oldDeletes = append(oldDeletes, e)
 		}
 	}
+	var problems []string
+	for i := 1; i < len(oldDeletes); i++ {
+		prev := newPodOn[oldDeletes[i-1].Node]
+		ready, ok := firstReady[prev]
+		switch {
+		case prev == "" || !ok:
+			problems = append(problems, fmt.Sprintf("the old agent on %s was deleted before the new agent on %s was ever ready",
+				oldDeletes[i].Node, oldDeletes[i-1].Node))
+		case oldDeletes[i].At.Sub(ready) < minReady:
+			problems = append(problems, fmt.Sprintf("the old agent on %s was deleted %v after %s (on %s) became ready, want at least minReadySeconds (%v)",
+				oldDeletes[i].Node, oldDeletes[i].At.Sub(ready).Round(time.Millisecond), prev, oldDeletes[i-1].Node, minReady))
+		}
+	}
+	return problems
 }
 
 func agentPods(t *testing.T, c *kcluster.Cluster) []corev1.Pod {
@@ -88,15 +127,6 @@ func agentPods(t *testing.T, c *kcluster.Cluster) []corev1.Pod {
 		t.Fatal(err)
 	}
 	return pods.Items
-}
-
-func readySince(p *corev1.Pod) time.Time {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
-			return cond.LastTransitionTime.Time
-		}
-	}
-	return time.Time{}
 }
 
 // 4. kubectl drain of a node: its agent marks its paths with GRACEFUL_SHUTDOWN (RFC

@@ -20,7 +20,8 @@ import (
 // AgentSelector selects the agent DaemonSet's pods (config/agent).
 const AgentSelector = "app.kubernetes.io/name=kbgp,app.kubernetes.io/component=agent"
 
-// WaitReady waits until every node is Ready, every agent pod is Ready, the ToR has
+// WaitReady waits until every node is Ready, the agent DaemonSet has every agent
+// updated and available, the ToR has
 // every node's session Established and the echo Service's address answers from the
 // client network.
 func (c *Cluster) WaitReady(timeout time.Duration) {
@@ -59,18 +60,16 @@ func (c *Cluster) notReady() string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	agents, err := c.Kube.CoreV1().Pods("kbgp-system").List(ctx, metav1.ListOptions{LabelSelector: AgentSelector})
+	// Available, not only Ready: a DaemonSet replaces agents that have not been Ready
+	// for minReadySeconds without waiting, so a rollout started earlier would not be
+	// one node at a time.
+	ds, err := c.Kube.AppsV1().DaemonSets("kbgp-system").Get(ctx, "kbgp-agent", metav1.GetOptions{})
 	if err != nil {
 		return err.Error()
 	}
-	ready := 0
-	for _, p := range agents.Items {
-		if podReady(&p) {
-			ready++
-		}
-	}
-	if ready != len(c.Nodes) {
-		return fmt.Sprintf("%d of %d agent pods Ready", ready, len(c.Nodes))
+	if st := ds.Status; st.ObservedGeneration != ds.Generation || int(st.UpdatedNumberScheduled) != len(c.Nodes) || int(st.NumberAvailable) != len(c.Nodes) {
+		return fmt.Sprintf("agents: %d of %d updated, %d available (ready for minReadySeconds)",
+			st.UpdatedNumberScheduled, len(c.Nodes), st.NumberAvailable)
 	}
 	for _, n := range c.Nodes {
 		nb, err := c.Tor.Neighbor(n.IPv4)
