@@ -194,7 +194,8 @@ func waitNextHops(t *testing.T, c *kcluster.Cluster, addr string, want int) {
 }
 
 // 5. The operator's leader deleted while 100 Services are created: every Service gets
-// an address and no address is given twice.
+// an address and no address is ever held by two Services, at the end or in any state
+// a watch sees on the way.
 func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
 	ctx := context.Background()
 	// The lease names the host, not the pod (the operator runs on the host network):
@@ -218,6 +219,10 @@ func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
 			t.Error(err)
 		}
 	}()
+	addresses, err := c.WatchAddresses(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, count)
 	for w := 0; w < 4; w++ {
@@ -269,6 +274,13 @@ func operatorLeaderLost(t *testing.T, c *kcluster.Cluster) {
 		if len(names) > 1 {
 			t.Errorf("%s given to %v", ip, names)
 		}
+	}
+	doubles, err := addresses.Stop()
+	if err != nil {
+		t.Error(err)
+	}
+	if len(doubles) > 0 {
+		t.Errorf("%d times an address was held by two Services during the burst, first: %s", len(doubles), doubles[0])
 	}
 	t.Logf("leader %s deleted during the burst; %d addresses for %d Services", leader, len(owners), count)
 }
