@@ -150,6 +150,7 @@ type BGPTimers struct {
 }
 
 // BGPGracefulRestart configures the graceful restart capability (RFC 4724).
+// +kubebuilder:validation:XValidation:rule="!has(self.longLivedStaleTimeSeconds) || self.enabled",message="longLivedStaleTimeSeconds needs graceful restart enabled"
 type BGPGracefulRestart struct {
 	// Enabled turns graceful restart on.
 	Enabled bool `json:"enabled"`
@@ -160,6 +161,18 @@ type BGPGracefulRestart struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4095
 	RestartTimeSeconds *int32 `json:"restartTimeSeconds,omitempty"`
+
+	// LongLivedStaleTimeSeconds turns on long-lived graceful restart (RFC 9494) for the
+	// peer's families: once the restart time has run out, a peer that supports it keeps
+	// the node's routes for this much longer, marked LLGR_STALE and used only when no
+	// other path is left, instead of dropping them. It covers outages longer than a
+	// graceful restart should be (a node down for maintenance, every agent of a rack
+	// restarting). Routes the node receives are kept the same way when the peer
+	// advertises it, except those that carry NO_LLGR (65535:7). Unset: off.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16777215
+	LongLivedStaleTimeSeconds *int32 `json:"longLivedStaleTimeSeconds,omitempty"`
 }
 
 // AFI is a BGP address family identifier.

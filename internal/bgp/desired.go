@@ -36,15 +36,15 @@ type ExportChange struct {
 	Remove   []netip.Prefix
 }
 
-// LongestRestartTime is the longest graceful-restart time of d's peers: how long after
-// a speaker went away its routers may still hold its routes. Zero when no peer has
-// graceful restart.
+// LongestRestartTime is the longest graceful-restart time of d's peers, long-lived
+// stale time included: how long after a speaker went away its routers may still hold
+// its routes. Zero when no peer has graceful restart.
 func (d Desired) LongestRestartTime() time.Duration {
 	var longest time.Duration
 	for _, inst := range d.Instances {
 		for _, p := range inst.Peers {
 			if p.GracefulRestart.Enabled {
-				longest = max(longest, p.GracefulRestart.RestartTime)
+				longest = max(longest, p.GracefulRestart.RestartTime+p.GracefulRestart.LongLivedStaleTime)
 			}
 		}
 	}

@@ -74,6 +74,9 @@ type Timers struct {
 type GracefulRestart struct {
 	Enabled     bool
 	RestartTime time.Duration
+	// LongLivedStaleTime is how long past RestartTime a peer that negotiated long-lived
+	// graceful restart (RFC 9494) keeps the routes; zero: not negotiated.
+	LongLivedStaleTime time.Duration
 }
 
 // Peer is one configured BGP neighbour of a speaker. Peers are keyed by Name inside an

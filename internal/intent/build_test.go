@@ -105,7 +105,7 @@ func fullPeerConfig() *kbgpv1.BGPPeerConfig {
 		Spec: kbgpv1.BGPPeerConfigSpec{
 			Transport:       &kbgpv1.BGPTransport{PeerPort: ptr.To[int32](1179), LocalPort: ptr.To[int32](40000)},
 			Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](5), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-			GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](60)},
+			GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](60), LongLivedStaleTimeSeconds: ptr.To[int32](3600)},
 			EBGPMultihop:    ptr.To[int32](4),
 			AuthSecretRef:   ptr.To("bgp-auth"),
 			Families:        []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast}},
@@ -125,7 +125,7 @@ func TestBuildPeers(t *testing.T) {
 	full := defaultPeer("tor", "10.1.1.1", 65002)
 	full.Port, full.LocalPort = 1179, 40000
 	full.Timers = bgp.Timers{ConnectRetry: 5 * time.Second, HoldTime: 9 * time.Second, Keepalive: 3 * time.Second}
-	full.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 60 * time.Second}
+	full.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 60 * time.Second, LongLivedStaleTime: time.Hour}
 	full.EBGPMultihopTTL = 4
 	full.Families = []bgp.Family{bgp.FamilyIPv4Unicast}
 	full.Password = "s3cret"

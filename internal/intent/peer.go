@@ -67,6 +67,9 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 		if gr.RestartTimeSeconds != nil {
 			p.GracefulRestart.RestartTime = seconds(*gr.RestartTimeSeconds)
 		}
+		if gr.LongLivedStaleTimeSeconds != nil {
+			p.GracefulRestart.LongLivedStaleTime = seconds(*gr.LongLivedStaleTimeSeconds)
+		}
 	}
 	var ads []familyAdvertisements
 	if len(spec.Families) > 0 {

@@ -122,7 +122,8 @@ func peerConfig(name, policy string, n kbgpv1.BGPNeighbor, selector *kbgpv1.Labe
 		AuthSecretRef: n.AuthSecretRef,
 	}
 	if gr := n.GracefulRestart; gr != nil {
-		spec.GracefulRestart = &kbgpv1.BGPGracefulRestart{Enabled: gr.Enabled, RestartTimeSeconds: ptr.To(orDefault(gr.RestartTimeSeconds, defaultRestartTime))}
+		spec.GracefulRestart = &kbgpv1.BGPGracefulRestart{Enabled: gr.Enabled, RestartTimeSeconds: ptr.To(orDefault(gr.RestartTimeSeconds, defaultRestartTime)),
+			LongLivedStaleTimeSeconds: gr.LongLivedStaleTimeSeconds}
 	}
 	families := n.Families
 	if len(families) == 0 {

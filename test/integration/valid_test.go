@@ -38,6 +38,7 @@ var validObjects = []struct {
 	{"fast timers", peerConfig, `{timers: {holdTimeSeconds: 3, keepAliveTimeSeconds: 1, connectRetryTimeSeconds: 1}}`},
 	{"equal hold and keepalive", peerConfig, `{timers: {holdTimeSeconds: 30, keepAliveTimeSeconds: 30}}`},
 	{"restart time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 4095}}`},
+	{"long-lived stale time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 1, longLivedStaleTimeSeconds: 16777215}}`},
 	{"one family", peerConfig, `{families: [{afi: ipv6, safi: unicast, advertisements: {}}]}`},
 	{"community bounds", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["0:0", "65535:65535"], large: ["0:0:0", "4294967295:4294967295:4294967295"], wellKnown: [no-export, no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown]}, localPreference: 4294967295}`)},
 	{"allowed ranges, both families", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ExternalIP], loadBalancerIPPrefixes: [203.0.113.0/24, "2001:db8:1::/48"], externalIPPrefixes: [198.51.100.0/26, "::/0"]}}]}`},

@@ -43,8 +43,9 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 	}
 	if p.GracefulRestart.Enabled {
 		out.GracefulRestart = &api.GracefulRestart{
-			Enabled:     true,
-			RestartTime: uint32(p.GracefulRestart.RestartTime.Seconds()),
+			Enabled:          true,
+			RestartTime:      uint32(p.GracefulRestart.RestartTime.Seconds()),
+			LonglivedEnabled: p.GracefulRestart.LongLivedStaleTime > 0,
 		}
 		if restarting {
 			out.GracefulRestart.LocalRestarting = true
@@ -67,6 +68,10 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 		}
 		if p.GracefulRestart.Enabled {
 			afi.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
+		}
+		if llst := p.GracefulRestart.LongLivedStaleTime; p.GracefulRestart.Enabled && llst > 0 {
+			afi.LongLivedGracefulRestart = &api.LongLivedGracefulRestart{Config: &api.LongLivedGracefulRestartConfig{
+				Enabled: true, RestartTime: uint32(llst.Seconds())}}
 		}
 		out.AfiSafis = append(out.AfiSafis, afi)
 	}
