@@ -151,13 +151,7 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 		Timers:           &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
 		GracefulShutdown: &kbgpv1.BGPGracefulShutdown{Enabled: true, WaitSeconds: ptr.To[int32](0)},
 		Families:         []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
-	cc := &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPClusterConfigSpec{
-		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{multiLabel: "in"}},
-		BGPInstances: []kbgpv1.BGPInstance{{
-			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}"},
-			Peers:               []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: multiFRR, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}},
-		}},
-	}}
+	cc := segmentClusterConfig(multiLabel, multiFRR)
 	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: multiLabel, Labels: map[string]string{"advertise": multiLabel}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
@@ -168,11 +162,34 @@ func createMultiNodeObjects(t *testing.T, nodes []string) {
 		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": multiNS}},
 	}}
 	create(t, pc, cc, ad, pool)
-	for i, name := range nodes {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{multiLabel: "in"}}}
+	addrs := make([]string, len(nodes))
+	for i := range nodes {
+		addrs[i] = fmt.Sprintf("10.71.0.%d", 11+i)
+	}
+	createSegmentNodes(t, multiLabel, nodes, addrs)
+}
+
+// segmentClusterConfig is the cluster config of the multi-node tests: the nodes
+// labelled label=in peer (AS 65001, router ID their InternalIP) with FRR at frrAddr
+// (AS 65010) under the peer config named label.
+func segmentClusterConfig(label, frrAddr string) *kbgpv1.BGPClusterConfig {
+	return &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: label}, Spec: kbgpv1.BGPClusterConfigSpec{
+		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{label: "in"}},
+		BGPInstances: []kbgpv1.BGPInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}"},
+			Peers:               []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: frrAddr, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: label}}},
+		}},
+	}}
+}
+
+// createSegmentNodes creates the Nodes labelled label=in, each with its address on the
+// segment as InternalIP (which the router ID template reads).
+func createSegmentNodes(t *testing.T, label string, names, addrs []string) {
+	t.Helper()
+	for i, name := range names {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{label: "in"}}}
 		create(t, node)
-		// The router ID template reads the InternalIP, the node's address on the segment.
-		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.71.0.%d", 11+i)}}
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: addrs[i]}}
 		if err := server.Client.Status().Update(context.Background(), node); err != nil {
 			t.Fatal(err)
 		}

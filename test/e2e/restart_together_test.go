@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -127,13 +126,7 @@ func createTogetherObjects(t *testing.T, names, addrs []string) {
 		Timers:          &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
 		GracefulRestart: &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](120)},
 		Families:        []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
-	cc := &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: togetherLabel}, Spec: kbgpv1.BGPClusterConfigSpec{
-		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{togetherLabel: "in"}},
-		BGPInstances: []kbgpv1.BGPInstance{{
-			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}"},
-			Peers:               []kbgpv1.BGPPeer{{Name: "frr", PeerAddress: togetherFRR, PeerASN: 65010, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name}}},
-		}},
-	}}
+	cc := segmentClusterConfig(togetherLabel, togetherFRR)
 	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: togetherLabel, Labels: map[string]string{"advertise": togetherLabel}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
@@ -157,15 +150,7 @@ func createTogetherObjects(t *testing.T, names, addrs []string) {
 	noLLGR := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: togetherLabel + "-no-llgr", Labels: map[string]string{"together": togetherLabel + "-no-llgr"}},
 		Spec: corev1.ServiceSpec{ExternalIPs: []string{togetherNoLLGR}, Ports: []corev1.ServicePort{{Port: 80}}}}
 	create(t, pc, cc, ad, svc, noLLGR)
-	for i, name := range names {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{togetherLabel: "in"}}}
-		create(t, node)
-		// The router ID template reads the InternalIP, the node's address on the segment.
-		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: addrs[i]}}
-		if err := server.Client.Status().Update(context.Background(), node); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createSegmentNodes(t, togetherLabel, names, addrs)
 }
 
 // setGracefulRestart changes the peer config's graceful restart (a capability: every
