@@ -750,7 +750,7 @@ func (s *BgpServer) setPathVrfIdMap(paths []*table.Path, m map[uint32]bool) {
 // Note: the destination would be the same for all the paths passed here
 // The wather (only zapi) needs a unique list of vrf IDs
 func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.Path, multipathUpdate []*table.Path, multipathWithdraw []*table.Path) {
-	if table.SelectionOptions.DisableBestPathSelection {
+	if table.SelectionOptions().DisableBestPathSelection {
 		// Note: If best path selection disabled, no best path to notify.
 		return
 	}
@@ -758,14 +758,14 @@ func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.P
 	clonedM := make([][]*table.Path, len(multipath))
 	for i, pathList := range multipath {
 		clonedM[i] = clonePathList(pathList)
-		if table.UseMultiplePaths.Enabled {
+		if table.UseMultiplePaths().Enabled {
 			s.setPathVrfIdMap(clonedM[i], m)
 		}
 	}
 	clonedB := clonePathList(best)
 	clonedU := clonePathList(multipathUpdate)
 	clonedW := clonePathList(multipathWithdraw)
-	if !table.UseMultiplePaths.Enabled {
+	if !table.UseMultiplePaths().Enabled {
 		s.setPathVrfIdMap(clonedB, m)
 	}
 	w := &watchEventBestPath{
@@ -1499,7 +1499,7 @@ func dstsToPaths(id string, as uint32, dsts []*table.Update) ([]*table.Path, []*
 		if mpath != nil {
 			mpathList = append(mpathList, mpath)
 		}
-		if id == table.GLOBAL_RIB_NAME && table.UseMultiplePaths.Enabled {
+		if id == table.GLOBAL_RIB_NAME && table.UseMultiplePaths().Enabled {
 			u, w := dst.GetMultiBestPathDiff(id)
 			multipathUpdate = append(multipathUpdate, u...)
 			multipathWithdraw = append(multipathWithdraw, w...)
@@ -1509,7 +1509,7 @@ func dstsToPaths(id string, as uint32, dsts []*table.Update) ([]*table.Path, []*
 }
 
 func (s *BgpServer) propagateUpdateToNeighbors(rib *table.TableManager, source *peer, newPath *table.Path, dsts []*table.Update, needOld bool) {
-	if table.SelectionOptions.DisableBestPathSelection {
+	if table.SelectionOptions().DisableBestPathSelection {
 		return
 	}
 	var gBestList, gOldList []*table.Path
@@ -2735,8 +2735,8 @@ func (s *BgpServer) StartBgp(ctx context.Context, r *api.StartBgpRequest) error 
 		}
 		s.bgpConfig.Global = *c
 		// update route selection options
-		table.SelectionOptions = c.RouteSelectionOptions.Config
-		table.UseMultiplePaths = c.UseMultiplePaths.Config
+		table.SetSelectionOptions(c.RouteSelectionOptions.Config)
+		table.SetUseMultiplePaths(c.UseMultiplePaths.Config)
 		if s.bfdServer != nil {
 			s.bfdServer.listenInterface = g.BindToDevice
 			if err := s.bfdServer.Start(ctx, oc.BfdConfig{Port: BfdServerPort}); err != nil {
@@ -3184,7 +3184,7 @@ func (s *BgpServer) ListPath(r apiutil.ListPathRequest, fn func(prefix bgp.NLRI,
 				if validation := getValidation(v, path); validation != nil {
 					p.Validation = newValidationFromTableStruct(validation)
 				}
-				if !table.SelectionOptions.DisableBestPathSelection {
+				if !table.SelectionOptions().DisableBestPathSelection {
 					if i == 0 {
 						switch r.TableType {
 						case api.TableType_TABLE_TYPE_LOCAL, api.TableType_TABLE_TYPE_GLOBAL:

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/osrg/gobgp/v4/pkg/config/oc"
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 
 	"github.com/stretchr/testify/assert"
@@ -206,7 +207,7 @@ func TestTimeTieBreaker(t *testing.T) {
 	assert.Equal(t, true, d.GetBestPath("", 0).GetSource().ID == netip.MustParseAddr("2.2.2.2")) // path from peer2 win
 
 	// this option disables tie breaking by age
-	SelectionOptions.ExternalCompareRouterId = true
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{ExternalCompareRouterId: true})
 	d = newDestination(nlri, 0)
 	d.Calculate(logger, path1)
 	d.Calculate(logger, path2)
@@ -300,7 +301,7 @@ func updateMsgD3() *bgp.BGPMessage {
 }
 
 func TestMultipath(t *testing.T) {
-	UseMultiplePaths.Enabled = true
+	SetUseMultiplePaths(oc.UseMultiplePathsConfig{Enabled: true})
 	origin := bgp.NewPathAttributeOrigin(0)
 	aspathParam := []bgp.AsPathParamInterface{bgp.NewAs4PathParam(2, []uint32{65000})}
 	aspath := bgp.NewPathAttributeAsPath(aspathParam)
@@ -381,7 +382,7 @@ func TestMultipath(t *testing.T) {
 	assert.Equal(t, len(multi), 2)
 	assert.Equal(t, len(d.GetKnownPathList(GLOBAL_RIB_NAME, 0)), 3)
 
-	UseMultiplePaths.Enabled = false
+	SetUseMultiplePaths(oc.UseMultiplePathsConfig{Enabled: false})
 }
 
 func TestIdMap(t *testing.T) {
@@ -577,10 +578,7 @@ func TestCompareByLocalOrigin(t *testing.T) {
 }
 
 func TestCompareByASPath_IgnoreLength(t *testing.T) {
-	oldIgnoreAsPathLength := SelectionOptions.IgnoreAsPathLength
-	defer func() {
-		SelectionOptions.IgnoreAsPathLength = oldIgnoreAsPathLength
-	}()
+	defer SetSelectionOptions(SelectionOptions())
 
 	nlri, _ := bgp.NewIPAddrPrefix(netip.MustParsePrefix("10.0.0.0/24"))
 
@@ -596,23 +594,20 @@ func TestCompareByASPath_IgnoreLength(t *testing.T) {
 	attrs2 := []bgp.PathAttributeInterface{aspath2}
 	p2 := NewPath(bgp.RF_IPv4_UC, nil, bgp.PathNLRI{NLRI: nlri}, false, attrs2, time.Now(), false)
 
-	SelectionOptions.IgnoreAsPathLength = false
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{IgnoreAsPathLength: false})
 	result := compareByASPath(p1, p2)
 	assert.Equal(t, result, p1)
 	result = compareByASPath(p2, p1)
 	assert.Equal(t, result, p1)
 
-	SelectionOptions.IgnoreAsPathLength = true
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{IgnoreAsPathLength: true})
 	result = compareByASPath(p1, p2)
 	assert.Nil(t, result)
 }
 
 func TestCompareByMED_AlwaysCompare(t *testing.T) {
-	oldAlwaysCompareMed := SelectionOptions.AlwaysCompareMed
-	defer func() {
-		SelectionOptions.AlwaysCompareMed = oldAlwaysCompareMed
-	}()
-	SelectionOptions.AlwaysCompareMed = true
+	defer SetSelectionOptions(SelectionOptions())
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{AlwaysCompareMed: true})
 
 	nlri, _ := bgp.NewIPAddrPrefix(netip.MustParsePrefix("10.0.0.0/24"))
 
@@ -628,11 +623,11 @@ func TestCompareByMED_AlwaysCompare(t *testing.T) {
 	attrs2 := []bgp.PathAttributeInterface{aspath2, bgp.NewPathAttributeMultiExitDisc(100)}
 	p2 := NewPath(bgp.RF_IPv4_UC, nil, bgp.PathNLRI{NLRI: nlri}, false, attrs2, time.Now(), false)
 
-	SelectionOptions.AlwaysCompareMed = false
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{AlwaysCompareMed: false})
 	result := compareByMED(p1, p2)
 	assert.Nil(t, result)
 
-	SelectionOptions.AlwaysCompareMed = true
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{AlwaysCompareMed: true})
 	result = compareByMED(p1, p2)
 	assert.Equal(t, p1, result)
 }

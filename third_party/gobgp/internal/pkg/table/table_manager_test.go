@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/osrg/gobgp/v4/pkg/config/oc"
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 
 	"github.com/stretchr/testify/assert"
@@ -1091,7 +1092,7 @@ func TestProcessBGPUpdate_6_select_ebgp_path_ipv6(t *testing.T) {
 // test: compare Router ID
 func TestProcessBGPUpdate_7_select_low_routerid_path_ipv4(t *testing.T) {
 	tm := NewTableManager(logger, []bgp.Family{bgp.RF_IPv4_UC})
-	SelectionOptions.ExternalCompareRouterId = true
+	SetSelectionOptions(oc.RouteSelectionOptionsConfig{ExternalCompareRouterId: true})
 
 	// low origin message
 	origin1 := bgp.NewPathAttributeOrigin(0)
