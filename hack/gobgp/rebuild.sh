@@ -27,7 +27,7 @@ src=$(cd /tmp && go mod download -json "$module@$version" | sed -n 's/^\t"Dir": 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tested=$(sed -n 's|^diff --git a/\(.*\)/[^/]*\.go .*|\1|p' "$patches"/*.patch | sort -u)
-for pkg in $(go list -deps ./... | sed -n "s|^$module\(/\)\{0,1\}||p" | sort -u); do
+for pkg in $(go list -e -deps ./... | sed -n "s|^$module\(/\)\{0,1\}||p" | sort -u); do
 	mkdir -p "$work/$pkg"
 	for f in "$src/$pkg"/*.go; do
 		case $f in *_test.go) grep -qx "$pkg" <<<"$tested" || continue ;; esac
