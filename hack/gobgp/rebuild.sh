@@ -4,9 +4,10 @@
 #
 # - version: the one kbgp's go.mod requires (github.com/osrg/gobgp/v4); the replace
 #   directive points that requirement at the copy.
-# - packages: the GoBGP packages kbgp builds (`go list -deps ./...`), their .go files
-#   without tests, plus LICENSE, go.mod and go.sum; for the packages a patch changes,
-#   upstream's tests as well (hack/go-test.sh runs them).
+# - packages: the GoBGP packages kbgp builds (`go list -deps ./...` against the
+#   published module), their .go files without tests, plus LICENSE, go.mod and go.sum;
+#   for the packages a patch changes, upstream's tests as well (hack/go-test.sh runs
+#   them).
 # - patches: hack/gobgp/patches/*.patch, applied in the order of their numbers.
 #
 #   hack/gobgp/rebuild.sh       rebuild and compare; exit 1 on a difference
@@ -25,9 +26,15 @@ src=$(cd /tmp && go mod download -json "$module@$version" | sed -n 's/^\t"Dir": 
 [ -d "$src" ] || { echo "go mod download $module@$version gave no directory" >&2; exit 2; }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" "$work".*' EXIT
+# The packages kbgp reaches in the published module, not in the copy (which may be
+# broken or gone): listed with a go.mod that has no replace directive.
+cp go.mod "$work.mod"
+cp go.sum "$work.sum"
+go mod edit -modfile="$work.mod" -dropreplace="$module"
+pkgs=$(go list -modfile="$work.mod" -mod=mod -deps ./... | sed -n "s|^$module\(/\)\{0,1\}||p" | sort -u)
 tested=$(sed -n 's|^diff --git a/\(.*\)/[^/]*\.go .*|\1|p' "$patches"/*.patch | sort -u)
-for pkg in $(go list -e -deps ./... | sed -n "s|^$module\(/\)\{0,1\}||p" | sort -u); do
+for pkg in $pkgs; do
 	mkdir -p "$work/$pkg"
 	for f in "$src/$pkg"/*.go; do
 		case $f in *_test.go) grep -qx "$pkg" <<<"$tested" || continue ;; esac
@@ -50,10 +57,8 @@ if [ "${1:-}" = "-w" ]; then
 fi
 if ! diff -r -x README.md "$work" "$copy" >"$work.diff"; then
 	head -n 40 "$work.diff" >&2
-	rm -f "$work.diff"
 	echo "$copy differs from GoBGP $version with hack/gobgp/patches: fix the patch series," \
 		"then hack/gobgp/rebuild.sh -w" >&2
 	exit 1
 fi
-rm -f "$work.diff"
 echo "$copy is GoBGP $version with $(ls "$patches" | wc -l) patches"
