@@ -1202,7 +1202,8 @@ func filteredPathForPeer(peer *peer, path *table.Path) *table.Path {
 func needToAdvertise(peer *peer) bool {
 	conf := peer.fsm.pConf.ReadOnly()
 	notEstablished := peer.State() != bgp.BGP_FSM_ESTABLISHED
-	if notEstablished {
+	// kbgp patch "stream the table": nor while the session's table is pending.
+	if notEstablished || peer.tablePending.Load() {
 		return false
 	}
 	localRestarting := conf.GracefulRestart.State.LocalRestarting
@@ -1914,9 +1915,13 @@ func (s *BgpServer) handleFSMMessage(peer *peer, e *fsmMsg) {
 					// from here would be queued whole, then packed whole before its
 					// first UPDATE left. Sent from the server loop, it streams. A
 					// peer deleted meanwhile has its FSM stopped: nothing is sent.
+					// Until then the peer is advertised nothing (tablePending):
+					// what changes meanwhile is in the table it is sent, once.
 					families := peer.negotiatedRFList()
+					peer.tablePending.Store(true)
 					go func() {
 						_ = s.mgmtOperation(func() error {
+							peer.tablePending.Store(false)
 							if s.neighborMap[netip.MustParseAddr(peer.ID())] == peer {
 								s.sendBestFromLocal(peer, families)
 							}
