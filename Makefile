@@ -24,8 +24,9 @@ manifests: ## Generate the CRDs into config/crd/bases and RBAC into config/rbac.
 	$(CONTROLLER_GEN) rbac:roleName=kbgp-agent paths=./internal/agent/... output:rbac:artifacts:config=config/rbac/agent
 
 .PHONY: verify
-verify: ## Regenerate and fail if generated files were stale.
+verify: ## Regenerate and fail if generated files were stale or third_party/gobgp is not GoBGP + hack/gobgp/patches.
 	hack/verify-generated.sh
+	hack/gobgp/rebuild.sh
 
 .PHONY: lint
 lint: ## gofmt, go vet (bench included) and the import boundaries (hack/importcheck).

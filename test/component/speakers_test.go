@@ -1,7 +1,7 @@
 // Package component runs kbgp's speaker layer — speaker set plus GoBGP adapter — against
-// real GoBGP speakers in this process. GoBGP v4.8 races with itself when several
-// speakers share a process, so this package runs without the race detector (see
-// hack/go-test.sh); everything above the speaker is tested on bgpfake with it.
+// real GoBGP speakers in this process, under the race detector like every package
+// (several GoBGP servers share the process: third_party/gobgp's patch "race-free
+// selection options" is what lets them).
 package component
 
 import (

@@ -123,6 +123,10 @@ type peer struct {
 	rtmHandler *table.RouteTargetMembershipHandler
 	// Route refresh in progress, during an established session or route refresh, this need to be atomic to avoid out of order updates
 	routeRefreshInProgress sync.RWMutex
+	// tablePending is set from Established until the session's table is sent from the
+	// server loop (kbgp patch "stream the table"): meanwhile nothing else is advertised
+	// to the peer, since the table sent then holds every change made before it.
+	tablePending atomic.Bool
 }
 
 func newPeer(g *oc.Global, conf *oc.Neighbor, state bgp.FSMState, loc *table.TableManager, policy *table.RoutingPolicy, logger *slog.Logger) *peer {

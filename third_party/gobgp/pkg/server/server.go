@@ -750,7 +750,7 @@ func (s *BgpServer) setPathVrfIdMap(paths []*table.Path, m map[uint32]bool) {
 // Note: the destination would be the same for all the paths passed here
 // The wather (only zapi) needs a unique list of vrf IDs
 func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.Path, multipathUpdate []*table.Path, multipathWithdraw []*table.Path) {
-	if table.SelectionOptions.DisableBestPathSelection {
+	if table.SelectionOptions().DisableBestPathSelection {
 		// Note: If best path selection disabled, no best path to notify.
 		return
 	}
@@ -758,14 +758,14 @@ func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.P
 	clonedM := make([][]*table.Path, len(multipath))
 	for i, pathList := range multipath {
 		clonedM[i] = clonePathList(pathList)
-		if table.UseMultiplePaths.Enabled {
+		if table.UseMultiplePaths().Enabled {
 			s.setPathVrfIdMap(clonedM[i], m)
 		}
 	}
 	clonedB := clonePathList(best)
 	clonedU := clonePathList(multipathUpdate)
 	clonedW := clonePathList(multipathWithdraw)
-	if !table.UseMultiplePaths.Enabled {
+	if !table.UseMultiplePaths().Enabled {
 		s.setPathVrfIdMap(clonedB, m)
 	}
 	w := &watchEventBestPath{
@@ -1202,7 +1202,8 @@ func filteredPathForPeer(peer *peer, path *table.Path) *table.Path {
 func needToAdvertise(peer *peer) bool {
 	conf := peer.fsm.pConf.ReadOnly()
 	notEstablished := peer.State() != bgp.BGP_FSM_ESTABLISHED
-	if notEstablished {
+	// kbgp patch "stream the table": nor while the session's table is pending.
+	if notEstablished || peer.tablePending.Load() {
 		return false
 	}
 	localRestarting := conf.GracefulRestart.State.LocalRestarting
@@ -1499,7 +1500,7 @@ func dstsToPaths(id string, as uint32, dsts []*table.Update) ([]*table.Path, []*
 		if mpath != nil {
 			mpathList = append(mpathList, mpath)
 		}
-		if id == table.GLOBAL_RIB_NAME && table.UseMultiplePaths.Enabled {
+		if id == table.GLOBAL_RIB_NAME && table.UseMultiplePaths().Enabled {
 			u, w := dst.GetMultiBestPathDiff(id)
 			multipathUpdate = append(multipathUpdate, u...)
 			multipathWithdraw = append(multipathWithdraw, w...)
@@ -1509,7 +1510,7 @@ func dstsToPaths(id string, as uint32, dsts []*table.Update) ([]*table.Path, []*
 }
 
 func (s *BgpServer) propagateUpdateToNeighbors(rib *table.TableManager, source *peer, newPath *table.Path, dsts []*table.Update, needOld bool) {
-	if table.SelectionOptions.DisableBestPathSelection {
+	if table.SelectionOptions().DisableBestPathSelection {
 		return
 	}
 	var gBestList, gOldList []*table.Path
@@ -1914,9 +1915,13 @@ func (s *BgpServer) handleFSMMessage(peer *peer, e *fsmMsg) {
 					// from here would be queued whole, then packed whole before its
 					// first UPDATE left. Sent from the server loop, it streams. A
 					// peer deleted meanwhile has its FSM stopped: nothing is sent.
+					// Until then the peer is advertised nothing (tablePending):
+					// what changes meanwhile is in the table it is sent, once.
 					families := peer.negotiatedRFList()
+					peer.tablePending.Store(true)
 					go func() {
 						_ = s.mgmtOperation(func() error {
+							peer.tablePending.Store(false)
 							if s.neighborMap[netip.MustParseAddr(peer.ID())] == peer {
 								s.sendBestFromLocal(peer, families)
 							}
@@ -2735,8 +2740,8 @@ func (s *BgpServer) StartBgp(ctx context.Context, r *api.StartBgpRequest) error 
 		}
 		s.bgpConfig.Global = *c
 		// update route selection options
-		table.SelectionOptions = c.RouteSelectionOptions.Config
-		table.UseMultiplePaths = c.UseMultiplePaths.Config
+		table.SetSelectionOptions(c.RouteSelectionOptions.Config)
+		table.SetUseMultiplePaths(c.UseMultiplePaths.Config)
 		if s.bfdServer != nil {
 			s.bfdServer.listenInterface = g.BindToDevice
 			if err := s.bfdServer.Start(ctx, oc.BfdConfig{Port: BfdServerPort}); err != nil {
@@ -3184,7 +3189,7 @@ func (s *BgpServer) ListPath(r apiutil.ListPathRequest, fn func(prefix bgp.NLRI,
 				if validation := getValidation(v, path); validation != nil {
 					p.Validation = newValidationFromTableStruct(validation)
 				}
-				if !table.SelectionOptions.DisableBestPathSelection {
+				if !table.SelectionOptions().DisableBestPathSelection {
 					if i == 0 {
 						switch r.TableType {
 						case api.TableType_TABLE_TYPE_LOCAL, api.TableType_TABLE_TYPE_GLOBAL:

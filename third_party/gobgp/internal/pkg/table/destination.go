@@ -24,15 +24,41 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/osrg/gobgp/v4/pkg/config/oc"
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
 
+// kbgp patch "race-free selection options": every BgpServer's StartBgp sets the
+// options while the other BgpServers of the process read them, so they are held
+// behind atomic pointers. The last server started still sets them for all, as before.
 var (
-	SelectionOptions oc.RouteSelectionOptionsConfig
-	UseMultiplePaths oc.UseMultiplePathsConfig
+	selectionOptions atomic.Pointer[oc.RouteSelectionOptionsConfig]
+	useMultiplePaths atomic.Pointer[oc.UseMultiplePathsConfig]
 )
+
+// SetSelectionOptions sets the route selection options of every table.
+func SetSelectionOptions(o oc.RouteSelectionOptionsConfig) { selectionOptions.Store(&o) }
+
+// SelectionOptions are the route selection options last set, zero if none.
+func SelectionOptions() oc.RouteSelectionOptionsConfig {
+	if o := selectionOptions.Load(); o != nil {
+		return *o
+	}
+	return oc.RouteSelectionOptionsConfig{}
+}
+
+// SetUseMultiplePaths sets the multipath options of every table.
+func SetUseMultiplePaths(o oc.UseMultiplePathsConfig) { useMultiplePaths.Store(&o) }
+
+// UseMultiplePaths are the multipath options last set, zero if none.
+func UseMultiplePaths() oc.UseMultiplePathsConfig {
+	if o := useMultiplePaths.Load(); o != nil {
+		return *o
+	}
+	return oc.UseMultiplePathsConfig{}
+}
 
 type BestPathReason uint8
 
@@ -646,7 +672,7 @@ func (u *Update) GetChanges(id string, as uint32, peerDown bool) (*Path, *Path, 
 
 	var multi []*Path
 
-	if id == GLOBAL_RIB_NAME && UseMultiplePaths.Enabled {
+	if id == GLOBAL_RIB_NAME && UseMultiplePaths().Enabled {
 		diff := func(lhs, rhs []*Path) bool {
 			if len(lhs) != len(rhs) {
 				return true
@@ -745,7 +771,7 @@ func compareByASPath(path1, path2 *Path) *Path {
 	//
 	// Shortest as-path length is preferred. If both path have same lengths,
 	// we return None.
-	if SelectionOptions.IgnoreAsPathLength {
+	if SelectionOptions().IgnoreAsPathLength {
 		return nil
 	}
 
@@ -819,7 +845,7 @@ func compareByMED(path1, path2 *Path) *Path {
 		return firstAS(path1) != 0 && firstAS(path1) == firstAS(path2)
 	}()
 
-	if SelectionOptions.AlwaysCompareMed || isInternal || isSameAS {
+	if SelectionOptions().AlwaysCompareMed || isInternal || isSameAS {
 		getMed := func(path *Path) uint32 {
 			attribute := path.getPathAttr(bgp.BGP_ATTR_TYPE_MULTI_EXIT_DISC)
 			if attribute == nil {
@@ -878,11 +904,11 @@ func compareByRouterID(path1, path2 *Path) (*Path, error) {
 
 	// If both paths are from eBGP peers, then according to RFC we need
 	// not tie break using router id.
-	if !SelectionOptions.ExternalCompareRouterId && !path1.IsIBGP() && !path2.IsIBGP() {
+	if !SelectionOptions().ExternalCompareRouterId && !path1.IsIBGP() && !path2.IsIBGP() {
 		return nil, nil
 	}
 
-	if !SelectionOptions.ExternalCompareRouterId && path1.IsIBGP() != path2.IsIBGP() {
+	if !SelectionOptions().ExternalCompareRouterId && path1.IsIBGP() != path2.IsIBGP() {
 		return nil, fmt.Errorf("this method does not support comparing ebgp with ibgp path")
 	}
 
@@ -924,7 +950,7 @@ func compareByNeighborAddress(path1, path2 *Path) *Path {
 }
 
 func compareByAge(path1, path2 *Path) *Path {
-	if !path1.IsIBGP() && !path2.IsIBGP() && !SelectionOptions.ExternalCompareRouterId {
+	if !path1.IsIBGP() && !path2.IsIBGP() && !SelectionOptions().ExternalCompareRouterId {
 		age1 := path1.GetTimestamp().UnixNano()
 		age2 := path2.GetTimestamp().UnixNano()
 		if age1 == age2 {

@@ -96,7 +96,10 @@ type originInfo struct {
 	noImplicitWithdraw bool
 	isFromExternal     bool
 	eor                bool
-	stale              bool
+	// stale is written by the session goroutine that marks a restarting peer's
+	// paths stale while ListPath reads the paths listed before, which share this
+	// originInfo: atomic (kbgp patch "atomic stale flag").
+	stale atomic.Bool
 }
 
 type RpkiValidationReasonType string
@@ -417,11 +420,11 @@ func (path *Path) GetSource() *PeerInfo {
 }
 
 func (path *Path) MarkStale(s bool) {
-	path.OriginInfo().stale = s
+	path.OriginInfo().stale.Store(s)
 }
 
 func (path *Path) IsStale() bool {
-	return path.OriginInfo().stale
+	return path.OriginInfo().stale.Load()
 }
 
 func (path *Path) IsRejected() bool {

@@ -376,7 +376,7 @@ func (manager *TableManager) GetPathsByRT(rt bgp.ExtendedCommunityInterface, rfL
 }
 
 func (manager *TableManager) GetBestPathList(id string, as uint32, rfList []bgp.Family) []*Path {
-	if SelectionOptions.DisableBestPathSelection {
+	if SelectionOptions().DisableBestPathSelection {
 		// Note: If best path selection disabled, there is no best path.
 		return nil
 	}
@@ -396,7 +396,7 @@ func (manager *TableManager) GetBestPathList(id string, as uint32, rfList []bgp.
 // at a time, so that a caller can send the first ones before all are listed (kbgp
 // patch "stream the table"). No lock is held while fn runs.
 func (manager *TableManager) WalkBestPaths(id string, as uint32, rfList []bgp.Family, fn func([]*Path)) {
-	if SelectionOptions.DisableBestPathSelection {
+	if SelectionOptions().DisableBestPathSelection {
 		return
 	}
 	manager.mu.RLock()
@@ -408,7 +408,7 @@ func (manager *TableManager) WalkBestPaths(id string, as uint32, rfList []bgp.Fa
 }
 
 func (manager *TableManager) GetBestMultiPathList(id string, rfList []bgp.Family) [][]*Path {
-	if !UseMultiplePaths.Enabled || SelectionOptions.DisableBestPathSelection {
+	if !UseMultiplePaths().Enabled || SelectionOptions().DisableBestPathSelection {
 		// Note: If multi path not enabled or best path selection disabled,
 		// there is no best multi path.
 		return nil
