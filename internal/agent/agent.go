@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +23,9 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
@@ -80,13 +81,6 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.StateDir != "" {
-		// Without it every checkpoint and marker write fails and graceful restart is
-		// silently off: created here, or no start at all.
-		if err := ensureStateDir(o.StateDir); err != nil {
-			return err
-		}
-	}
 	scheme, err := contract.NewScheme()
 	if err != nil {
 		return err
@@ -128,6 +122,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		}
 	}
 	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
+	restart, err := checkpoint.Open(o.StateDir, o.NodeName, set, metrics.SetCheckpointWriteFailing, o.Logger)
+	if err != nil {
+		return err
+	}
 	// A wedged speaker (a call that outlived its bound), unlike an unreachable API
 	// server, fails liveness: only a restart cures it, and graceful restart keeps the
 	// routes while the agent comes back.
@@ -157,20 +155,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
 		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
 		readiness: ready, secrets: secrets, secretEvents: secretEvents,
-		gate: &restoreGate{},
+		restart: restart,
 	}
-	bootID := currentBootID()
-	var start startState
-	if o.StateDir != "" {
-		start = readStartState(o.StateDir, o.NodeName, bootID, time.Now(), o.Logger)
-		r.checkpoints = newCheckpointWriter(o.StateDir, o.NodeName, bootID, set.Applied, start.raw, o.Logger)
-		if err := mgr.Add(r.checkpoints); err != nil {
-			return err
-		}
-	}
-	if !start.restartUntil.IsZero() {
-		o.Logger.Info("restarting as a graceful-restart speaker: forwarding state preserved", "until", start.restartUntil)
-		set.ResumeAfterGracefulRestart(start.restartUntil)
+	if err := mgr.Add(restart); err != nil {
+		return err
 	}
 	if err := r.setup(mgr); err != nil {
 		return err
@@ -191,15 +179,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(lease); err != nil {
 		return err
 	}
-	restoreCtx, stopRestore := context.WithCancel(ctx)
-	restored := make(chan struct{})
-	go func() {
-		defer close(restored)
-		restoreWhenAPIUnreachable(restoreCtx, start, cmp.Or(o.RestoreAfter, defaultRestoreAfter), r.gate, set, o.Logger)
-	}()
+	stopRestore := restart.RestoreUnlessLive(ctx, o.RestoreAfter)
 	runErr := mgr.Start(ctx)
 	stopRestore()
-	<-restored
 	if wait := r.drain.remaining(time.Now()); wait > 0 {
 		// The node is drained: its graceful-shutdown paths stay out until the routers
 		// have had the peers' waitSeconds to move the traffic.
@@ -212,10 +194,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
 	applied := set.Applied()
 	stopErr := set.Stop(stopCtx, true)
-	if stopErr == nil && o.StateDir != "" {
-		if err := writeRestartMarker(o.StateDir, applied, time.Now(), o.NodeName, bootID); err != nil {
-			o.Logger.Warn("graceful-restart marker not written: the next start is a fresh one", "error", err)
-		}
+	if stopErr == nil {
+		restart.Stopped(applied)
 	}
 	return errors.Join(runErr, stopErr)
 }

@@ -21,6 +21,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodeinput"
@@ -54,11 +55,9 @@ type reconciler struct {
 	// a full build starts from it, so nothing here mirrors it.
 	exports      *intent.ExportIndex
 	exportsStale bool
-	// gate keeps a restore from the checkpoint from overwriting the API server's state;
-	// checkpoints records what the speakers run after each apply (nil: no state
-	// directory).
-	gate        *restoreGate
-	checkpoints *checkpointWriter
+	// restart keeps a restore from the checkpoint from overwriting the API server's
+	// state, and records what the speakers run after each apply.
+	restart *checkpoint.Restart
 }
 
 // setup registers the controller. Configuration kinds map to the node's key, so a
@@ -118,8 +117,8 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	r.gate.goLive()
-	defer r.checkpoints.Trigger()
+	r.restart.GoLive()
+	defer r.restart.Trigger()
 	r.readiness.expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil

@@ -61,7 +61,7 @@ func (r *reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 	if len(changes) == 0 {
 		return reconcile.Result{}, nil
 	}
-	defer r.checkpoints.Trigger()
+	defer r.restart.Trigger()
 	if err := r.speakers.ApplyExports(ctx, changes); err != nil {
 		// The index is ahead of the speakers now; the retry rebuilds everything.
 		r.exportsStale = true

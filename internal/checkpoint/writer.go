@@ -1,4 +1,4 @@
-package agent
+package checkpoint
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/checkpoint"
-	"kbgp.io/kbgp/internal/metrics"
 )
 
 // checkpointInterval is the least time between two checkpoint writes: a burst of
@@ -29,13 +27,15 @@ type checkpointWriter struct {
 	bootID   string
 	applied  func() bgp.Desired
 	logger   *slog.Logger
-	pending  chan struct{}
+	// failing reports whether writing the checkpoint fails (a metric).
+	failing func(bool)
+	pending chan struct{}
 	// last is the file's content as last written or read.
 	last []byte
 }
 
-func newCheckpointWriter(dir, nodeName, bootID string, applied func() bgp.Desired, last []byte, logger *slog.Logger) *checkpointWriter {
-	return &checkpointWriter{dir: dir, nodeName: nodeName, bootID: bootID, applied: applied, logger: logger, pending: make(chan struct{}, 1), last: last}
+func newCheckpointWriter(dir, nodeName, bootID string, applied func() bgp.Desired, last []byte, failing func(bool), logger *slog.Logger) *checkpointWriter {
+	return &checkpointWriter{dir: dir, nodeName: nodeName, bootID: bootID, applied: applied, logger: logger, failing: failing, pending: make(chan struct{}, 1), last: last}
 }
 
 // Trigger asks for a write of the current state; it never blocks. Safe on nil (no
@@ -85,22 +85,22 @@ func (w *checkpointWriter) Start(ctx context.Context) error {
 // write writes the current state if it differs from the file; it reports false when
 // that failed.
 func (w *checkpointWriter) write() bool {
-	data, err := checkpoint.Encode(checkpoint.Checkpoint{NodeName: w.nodeName, BootID: w.bootID, Desired: w.applied()})
+	data, err := Encode(Checkpoint{NodeName: w.nodeName, BootID: w.bootID, Desired: w.applied()})
 	if err != nil {
 		w.logger.Warn("checkpoint not encoded", "error", err)
 		return true // encoding the same state again fails again
 	}
 	if bytes.Equal(data, w.last) {
-		metrics.SetCheckpointWriteFailing(false)
+		w.failing(false)
 		return true
 	}
-	if err := checkpoint.Write(w.dir, data); err != nil {
+	if err := Write(w.dir, data); err != nil {
 		// The previous checkpoint stays; a restore from it is older, not wrong.
 		w.logger.Warn("checkpoint not written; retrying", "error", err)
-		metrics.SetCheckpointWriteFailing(true)
+		w.failing(true)
 		return false
 	}
-	metrics.SetCheckpointWriteFailing(false)
+	w.failing(false)
 	w.last = data
 	return true
 }

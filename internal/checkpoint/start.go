@@ -1,4 +1,4 @@
-package agent
+package checkpoint
 
 import (
 	"context"
@@ -6,9 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"time"
-
-	"kbgp.io/kbgp/internal/checkpoint"
-	"kbgp.io/kbgp/internal/speakers"
 )
 
 // defaultRestoreAfter is how long a starting agent waits for the API server before it
@@ -22,7 +19,7 @@ type startState struct {
 	// with forwarding state preserved; zero for a fresh start.
 	restartUntil time.Time
 	// checkpoint is the last applied state, when there is a usable one.
-	checkpoint    checkpoint.Checkpoint
+	checkpoint    Checkpoint
 	hasCheckpoint bool
 	// raw is the checkpoint file as read, so an unchanged state is not rewritten.
 	raw []byte
@@ -59,7 +56,7 @@ func readStartState(dir, nodeName, bootID string, now time.Time, logger *slog.Lo
 		logger.Warn("graceful-restart marker unusable; not claiming forwarding state", "error", err)
 	}
 	st.restartUntil = until
-	c, raw, ok, err := checkpoint.Read(dir)
+	c, raw, ok, err := Read(dir)
 	if err != nil {
 		logger.Warn("checkpoint unusable; starting without it", "error", err)
 	}
@@ -82,7 +79,7 @@ func readStartState(dir, nodeName, bootID string, now time.Time, logger *slog.Lo
 // restoreWhenAPIUnreachable applies the checkpoint to set unless the API server's
 // state is applied within after: the agent then runs what it last ran while it keeps
 // trying the API server, and reconciles to the live state when it answers.
-func restoreWhenAPIUnreachable(ctx context.Context, st startState, after time.Duration, gate *restoreGate, set *speakers.Set, logger *slog.Logger) {
+func restoreWhenAPIUnreachable(ctx context.Context, st startState, after time.Duration, gate *restoreGate, set Speakers, logger *slog.Logger) {
 	if !st.hasCheckpoint {
 		return
 	}

@@ -1,4 +1,4 @@
-package agent
+package checkpoint
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package agent
+package checkpoint
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/checkpoint"
 )
 
 // withGR is a state whose longest graceful-restart time is restart.
@@ -107,11 +107,11 @@ func TestReadStartState(t *testing.T) {
 				if tc.checkpointGR == 0 {
 					d = bgp.Desired{}
 				}
-				data, err := checkpoint.Encode(checkpoint.Checkpoint{NodeName: tc.checkpointNode, BootID: tc.checkpointBoot, Desired: d})
+				data, err := Encode(Checkpoint{NodeName: tc.checkpointNode, BootID: tc.checkpointBoot, Desired: d})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := checkpoint.Write(dir, data); err != nil {
+				if err := Write(dir, data); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -153,7 +153,7 @@ func TestStateDir(t *testing.T) {
 // the state to change.
 func TestCheckpointWriteRetried(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	w := newCheckpointWriter(dir, "n1", "boot-1", func() bgp.Desired { return withGR(90 * time.Second) }, nil, slog.New(slog.DiscardHandler))
+	w := newCheckpointWriter(dir, "n1", "boot-1", func() bgp.Desired { return withGR(90 * time.Second) }, nil, func(bool) {}, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); w.Start(ctx) }()
@@ -165,7 +165,7 @@ func TestCheckpointWriteRetried(t *testing.T) {
 	}
 	deadline := time.Now().Add(6 * time.Second)
 	for {
-		c, _, ok, err := checkpoint.Read(dir)
+		c, _, ok, err := Read(dir)
 		if ok && err == nil {
 			if c.NodeName != "n1" || c.BootID != "boot-1" {
 				t.Errorf("checkpoint of node %q boot %q, want n1 and boot-1", c.NodeName, c.BootID)
@@ -176,5 +176,33 @@ func TestCheckpointWriteRetried(t *testing.T) {
 			t.Fatalf("the checkpoint was not written 6 s after the directory could take it: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestReadsTheFilesOfEarlierAgents: the files in testdata/agent-v2 are what the agent
+// wrote before its restart state moved into this package (checkpoint version 2 and the
+// graceful-restart marker, by the code of commit 3fb8eab); a start after an upgrade
+// still reads both.
+func TestReadsTheFilesOfEarlierAgents(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{FileName, restartMarkerFile} {
+		data, err := os.ReadFile(filepath.Join("testdata", "agent-v2", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopped := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	st := readStartState(dir, "n1", "boot-1", stopped.Add(30*time.Second), slog.New(slog.DiscardHandler))
+	if want := stopped.Add(120 * time.Second); !st.restartUntil.Equal(want) {
+		t.Errorf("restart until %v, want %v (the marker's window)", st.restartUntil, want)
+	}
+	if !st.hasCheckpoint {
+		t.Fatal("the version 2 checkpoint was not read")
+	}
+	if got, want := st.checkpoint.Desired, withGR(120*time.Second); !reflect.DeepEqual(got, want) {
+		t.Errorf("checkpoint = %+v, want %+v", got, want)
 	}
 }
