@@ -26,6 +26,7 @@ import (
 	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/podnet/controller"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
@@ -68,7 +69,7 @@ type Options struct {
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
 	// PodNetwork, when set, makes the agent the node's pod network.
-	PodNetwork *PodNetwork
+	PodNetwork *controller.Config
 }
 
 // Run runs the agent until ctx ends, then stops the BGP speakers: peers that
@@ -114,11 +115,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		return err
 	}
 	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
-	var podNet *podNetworkReconciler
+	var podNet *controller.Reconciler
 	if o.PodNetwork != nil {
-		podNet = newPodNetworkReconciler(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
+		podNet = controller.New(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
 		if setter, ok := o.Routers.(bgp.RouteSinkSetter); ok {
-			o.Routers = setter.WithRouteSink(podNet.routes)
+			o.Routers = setter.WithRouteSink(podNet.Routes())
 		}
 	}
 	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
@@ -164,10 +165,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		return err
 	}
 	if podNet != nil {
-		if err := podNet.setup(mgr); err != nil {
-			return err
-		}
-		if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, nodeName: o.NodeName, routes: podNet.routes}); err != nil {
+		if err := podNet.SetupWithManager(mgr, clientset); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,9 @@
-package agent
+// Package controller makes the agent the node's pod network (--pod-network): it writes
+// the node's CNI configuration from its pod CIDRs, reports it in the BGPNodeConfig's
+// status, and feeds the routes the importing peers send (podnet/routes) with every
+// Node's pod CIDRs. It needs nothing but the Node: pods get a network before, and
+// without, any BGP configuration.
+package controller
 
 import (
 	"bytes"
@@ -11,12 +16,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,10 +36,11 @@ import (
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/podnet"
+	"kbgp.io/kbgp/internal/podnet/routes"
 )
 
-// PodNetwork makes the agent the node's pod network (--pod-network).
-type PodNetwork struct {
+// Config is the pod network's configuration on the node.
+type Config struct {
 	// CNIConfDir receives podnet.FileName.
 	CNIConfDir string
 	// Bridge is the pods' bridge.
@@ -58,30 +64,34 @@ const (
 	reasonNoPodCIDR          = "NoPodCIDR"
 	reasonInvalidPodCIDR     = "InvalidPodCIDR"
 	reasonWriteFailed        = "WriteFailed"
-	// podNetworkFieldManager owns status.podNetwork and PodNetworkReady only.
-	podNetworkFieldManager = FieldManager + "-podnetwork"
+	// fieldManager owns status.podNetwork and PodNetworkReady only, beside the agent's
+	// status writer ("kbgp-agent").
+	fieldManager = "kbgp-agent-podnetwork"
 )
 
 // gatewayRecheck is how often the status looks for gateways kbgp-cni has not recorded
 // yet (no pod of that family on the node so far).
 const gatewayRecheck = 15 * time.Second
 
-// podNetworkReconciler writes the node's CNI configuration from its pod CIDRs. It needs
-// nothing but the Node: pods get a network before, and without, any BGP configuration.
-type podNetworkReconciler struct {
+// Reconciler writes the node's CNI configuration from its pod CIDRs and reports it. It
+// keeps no state of its own between reconciles (routes has its lock), so the default of
+// one worker is not what keeps it correct.
+type Reconciler struct {
 	client   client.Client
 	nodeName string
-	config   PodNetwork
+	config   Config
 	logger   *slog.Logger
 	// routes installs the other nodes' pod CIDRs that importing peers send.
-	routes *podRoutes
+	routes *routes.Installer
 	// recount asks for a status report when the installed routes change.
 	recount chan event.GenericEvent
 }
 
-func newPodNetworkReconciler(c client.Client, nodeName string, config PodNetwork, logger *slog.Logger) *podNetworkReconciler {
-	r := &podNetworkReconciler{client: c, nodeName: nodeName, config: config, logger: logger, recount: make(chan event.GenericEvent, 1)}
-	r.routes = newPodRoutes(netlinkRoutes{h: &netlink.Handle{}}, config.ClusterPodCIDRs, logger, func() {
+// New returns the pod network of node nodeName; its routes take over kbgp's routes
+// already in the kernel.
+func New(c client.Client, nodeName string, config Config, logger *slog.Logger) *Reconciler {
+	r := &Reconciler{client: c, nodeName: nodeName, config: config, logger: logger, recount: make(chan event.GenericEvent, 1)}
+	r.routes = routes.New(routes.Netlink(), config.ClusterPodCIDRs, logger, func() {
 		select { // one pending report is enough
 		case r.recount <- event.GenericEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}}:
 		default:
@@ -90,7 +100,14 @@ func newPodNetworkReconciler(c client.Client, nodeName string, config PodNetwork
 	return r
 }
 
-func (r *podNetworkReconciler) setup(mgr ctrl.Manager) error {
+// Routes is where the speakers send what importing peers announce (bgp.RouteSink).
+func (r *Reconciler) Routes() *routes.Installer { return r.routes }
+
+// SetupWithManager registers the controller and the watch of every Node's pod CIDRs.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, clientset kubernetes.Interface) error {
+	if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, nodeName: r.nodeName, routes: r.routes}); err != nil {
+		return err
+	}
 	toNode := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
 	})
@@ -116,7 +133,7 @@ var podCIDRsChanged = predicate.Funcs{
 
 // Reconcile writes the configuration when the pod CIDRs give one that differs from the
 // file, and reports it. Invalid pod CIDRs leave the last good file in place.
-func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	var node corev1.Node
 	if err := r.client.Get(ctx, types.NamespacedName{Name: r.nodeName}, &node); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -153,7 +170,7 @@ func (r *podNetworkReconciler) Reconcile(ctx context.Context, _ reconcile.Reques
 	return again, r.report(ctx, st, cond)
 }
 
-func (r *podNetworkReconciler) mtu() int {
+func (r *Reconciler) mtu() int {
 	if r.config.MTU > 0 {
 		return r.config.MTU
 	}
@@ -162,7 +179,7 @@ func (r *podNetworkReconciler) mtu() int {
 
 // write replaces the configuration atomically (a temporary file renamed over it), so a
 // runtime never reads half a file, and only when it changed.
-func (r *podNetworkReconciler) write(path string, cidrs []netip.Prefix, mtu int) error {
+func (r *Reconciler) write(path string, cidrs []netip.Prefix, mtu int) error {
 	content, err := podnet.Conflist(podnet.Config{PodCIDRs: cidrs, Bridge: r.config.Bridge, MTU: mtu,
 		IPAMDataDir: r.config.IPAMDataDir, StateDir: r.config.CNIStateDir})
 	if err != nil {
@@ -199,7 +216,7 @@ func (r *podNetworkReconciler) write(path string, cidrs []netip.Prefix, mtu int)
 
 // report applies status.podNetwork and PodNetworkReady to the node's BGPNodeConfig, if
 // there is one yet (its creation brings the agent back here).
-func (r *podNetworkReconciler) report(ctx context.Context, st kbgpv1.PodNetworkStatus, cond metav1.Condition) error {
+func (r *Reconciler) report(ctx context.Context, st kbgpv1.PodNetworkStatus, cond metav1.Condition) error {
 	var nc kbgpv1.BGPNodeConfig
 	if err := r.client.Get(ctx, types.NamespacedName{Name: r.nodeName}, &nc); err != nil {
 		return client.IgnoreNotFound(err)
@@ -208,7 +225,7 @@ func (r *podNetworkReconciler) report(ctx context.Context, st kbgpv1.PodNetworkS
 	conds := slices.Clone(nc.Status.Conditions)
 	meta.SetStatusCondition(&conds, cond)
 	status := &kbgpv1.BGPNodeConfigStatus{PodNetwork: &st, Conditions: []metav1.Condition{*meta.FindStatusCondition(conds, ConditionPodNetworkReady)}}
-	err := nodestatus.Apply(ctx, r.client, r.nodeName, podNetworkFieldManager, status)
+	err := nodestatus.Apply(ctx, r.client, r.nodeName, fieldManager, status)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -217,7 +234,7 @@ func (r *podNetworkReconciler) report(ctx context.Context, st kbgpv1.PodNetworkS
 
 // gateways are the pod gateways kbgp-cni recorded from the CNI results, for the node's
 // current pod CIDRs (a record of an older CIDR is left out): none before the first pod.
-func (r *podNetworkReconciler) gateways(cidrs []netip.Prefix) []string {
+func (r *Reconciler) gateways(cidrs []netip.Prefix) []string {
 	gws, err := cni.ReadGateways(r.config.CNIStateDir)
 	if err != nil {
 		r.logger.Warn("pod gateways not read", "dir", r.config.CNIStateDir, "error", err)

@@ -1,4 +1,4 @@
-package agent
+package routes
 
 import (
 	"errors"
@@ -93,8 +93,8 @@ func newFakeKernel(routes map[netip.Prefix]netip.Addr) *fakeKernel {
 // peer's routes leave.
 func TestPodRoutes(t *testing.T) {
 	k := newFakeKernel(nil)
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
-	p.setNodes(nodePods, ownPods)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p.SetNodes(nodePods, ownPods)
 	p.Received([]bgp.PeerRoute{
 		route(rrA, "10.244.2.0/24", node2, false),
 		route(rrA, "10.244.3.0/24", node3, false),
@@ -128,16 +128,16 @@ func TestPodRoutes(t *testing.T) {
 // restore's peers send; once they are, another node's is.
 func TestPodRoutesWaitForTheNodes(t *testing.T) {
 	k := newFakeKernel(nil)
-	p := newPodRoutes(k, nil, slog.New(slog.DiscardHandler), nil)
+	p := New(k, nil, slog.New(slog.DiscardHandler), nil)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.1.0/24", node2, false), route(rrA, "10.244.2.0/24", node2, false)})
 	if len(k.table()) != 0 {
 		t.Fatalf("installed before the Nodes were known: %v", k.table())
 	}
-	p.setNodes(nodePods[:2], ownPods)
+	p.SetNodes(nodePods[:2], ownPods)
 	if diff := cmp.Diff(map[string]string{"10.244.2.0/24": "10.70.0.12"}, k.table()); diff != "" {
 		t.Fatalf("after the Nodes were listed (-want +got):\n%s", diff)
 	}
-	p.setNodes(ownPods, ownPods)
+	p.SetNodes(ownPods, ownPods)
 	if len(k.table()) != 0 {
 		t.Fatalf("still installed after its Node left: %v", k.table())
 	}
@@ -151,14 +151,14 @@ func TestPodRoutesKeptUntilTheNodesAreKnown(t *testing.T) {
 		netip.MustParsePrefix("10.244.2.0/24"): node2,
 		netip.MustParsePrefix("10.244.3.0/24"): node3,
 	})
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
 	p.Importing(rrA, bgp.FamilyIPv4Unicast)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
 	p.EndOfRIB(rrA, bgp.FamilyIPv4Unicast)
 	if got := len(k.table()); got != 2 {
 		t.Fatalf("routes of the previous run removed before the Nodes were known: %v", k.table())
 	}
-	p.setNodes(nodePods, ownPods)
+	p.SetNodes(nodePods, ownPods)
 	if diff := cmp.Diff(map[string]string{"10.244.2.0/24": "10.70.0.12"}, k.table()); diff != "" {
 		t.Fatalf("after the Nodes were listed (-want +got):\n%s", diff)
 	}
@@ -173,8 +173,8 @@ func TestPodRoutesAcrossARestart(t *testing.T) {
 		netip.MustParsePrefix("10.244.3.0/24"): node3,
 		netip.MustParsePrefix("10.244.4.0/24"): node3,
 	})
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
-	p.setNodes(nodePods, ownPods)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p.SetNodes(nodePods, ownPods)
 	p.Importing(rrA, bgp.FamilyIPv4Unicast)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false), route(rrA, "10.244.3.0/24", node2, false)})
 	if got := len(k.table()); got != 3 {
@@ -200,8 +200,8 @@ func TestPodRoutesSweepWaitsForEveryPeer(t *testing.T) {
 		netip.MustParsePrefix("10.244.3.0/24"): node3,
 		netip.MustParsePrefix("10.244.4.0/24"): node3,
 	})
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
-	p.setNodes(nodePods, ownPods)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p.SetNodes(nodePods, ownPods)
 	p.Importing(rrA, bgp.FamilyIPv4Unicast)
 	p.Importing(rrB, bgp.FamilyIPv4Unicast)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
@@ -222,9 +222,9 @@ func TestPodRoutesSweepWaitsForEveryPeer(t *testing.T) {
 func TestPodRoutesFailedInstallRetried(t *testing.T) {
 	k := newFakeKernel(nil)
 	k.failReplace = 3
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
 	p.retryFirst = 5 * time.Millisecond
-	p.setNodes(nodePods, ownPods)
+	p.SetNodes(nodePods, ownPods)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
 	deadline := time.Now().Add(5 * time.Second)
 	for p.Count() != 1 {
@@ -243,9 +243,9 @@ func TestPodRoutesFailedInstallRetried(t *testing.T) {
 func TestPodRoutesNeverOverAForeignRoute(t *testing.T) {
 	k := newFakeKernel(nil)
 	k.foreign[netip.MustParsePrefix("10.244.2.0/24")] = true
-	p := newPodRoutes(k, clusterPods, slog.New(slog.DiscardHandler), nil)
+	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
 	p.retryFirst = time.Millisecond
-	p.setNodes(nodePods, ownPods)
+	p.SetNodes(nodePods, ownPods)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false), route(rrA, "10.244.3.0/24", node3, false)})
 	if diff := cmp.Diff(map[string]string{"10.244.3.0/24": "10.70.0.13"}, k.table()); diff != "" {
 		t.Fatalf("kernel (-want +got):\n%s", diff)

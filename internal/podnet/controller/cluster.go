@@ -1,4 +1,4 @@
-package agent
+package controller
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"kbgp.io/kbgp/internal/podnet"
+	"kbgp.io/kbgp/internal/podnet/routes"
 )
 
 // clusterPodCIDRs follows every Node's pod CIDRs: a received route is installed only
@@ -22,7 +23,7 @@ import (
 type clusterPodCIDRs struct {
 	clientset kubernetes.Interface
 	nodeName  string
-	routes    *podRoutes
+	routes    *routes.Installer
 }
 
 // Start runs the watch until ctx ends (a manager Runnable).
@@ -44,7 +45,7 @@ func (c *clusterPodCIDRs) Start(ctx context.Context) error {
 			}
 		}
 		slices.SortFunc(all, netip.Prefix.Compare)
-		c.routes.setNodes(slices.Compact(all), own)
+		c.routes.SetNodes(slices.Compact(all), own)
 	}
 	// Events only mark the set stale; one loop recomputes it, so the initial list of N
 	// Nodes, or a burst of changes, costs one pass over the Nodes, not one per event.

@@ -1,4 +1,7 @@
-package agent
+// Package routes installs into the node's kernel the pod CIDRs of the other nodes that
+// importing peers send (a bgp.RouteSink), judged by podnet.ImportRejection, and only
+// those: kbgp's routes carry their own rtnetlink protocol and never replace another's.
+package routes
 
 import (
 	"errors"
@@ -24,17 +27,17 @@ const (
 	retryMax   = time.Minute
 )
 
-// podRoutes installs into the kernel the other nodes' pod CIDRs that importing peers
+// Installer installs into the kernel the other nodes' pod CIDRs that importing peers
 // send (bgp.RouteSink). Everything sent is kept and judged (podnet.ImportRejection)
 // again when the Nodes' pod CIDRs change; nothing is installed before the Nodes are
-// known (setNodes), since until then any prefix could be the node's own. A prefix that
+// known (SetNodes), since until then any prefix could be the node's own. A prefix that
 // may be installed goes via the next hop of the lowest peer address that sends it, and
 // leaves when no peer sends it any more; a failed install or removal is retried with
 // backoff. Routes kbgp installed before a restart stay in the kernel (forwarding goes
 // on) and are swept once every importing peer of their family has sent End-of-RIB,
 // unless a peer sent them again.
-type podRoutes struct {
-	kernel kernelRoutes
+type Installer struct {
+	kernel Kernel
 	logger *slog.Logger
 	// changed is called, outside the lock, when the installed count changes.
 	changed func()
@@ -42,7 +45,7 @@ type podRoutes struct {
 	retryFirst time.Duration
 
 	mu sync.Mutex
-	// nodesKnown: setNodes was called, the Node list is complete.
+	// nodesKnown: SetNodes was called, the Node list is complete.
 	nodesKnown bool
 	// scope is what routes are judged against; its Ranges are --cluster-pod-cidrs.
 	scope podnet.ImportScope
@@ -63,12 +66,12 @@ type podRoutes struct {
 	retries int
 }
 
-var _ bgp.RouteSink = (*podRoutes)(nil)
+var _ bgp.RouteSink = (*Installer)(nil)
 
-// newPodRoutes takes over kbgp's routes already in the kernel as stale and sweeps what
+// New takes over kbgp's routes already in the kernel as stale and sweeps what
 // is still stale after staleSweepAfter.
-func newPodRoutes(kernel kernelRoutes, ranges []netip.Prefix, logger *slog.Logger, changed func()) *podRoutes {
-	p := &podRoutes{kernel: kernel, logger: logger, changed: changed, retryFirst: retryFirst,
+func New(kernel Kernel, ranges []netip.Prefix, logger *slog.Logger, changed func()) *Installer {
+	p := &Installer{kernel: kernel, logger: logger, changed: changed, retryFirst: retryFirst,
 		scope: podnet.ImportScope{Ranges: ranges},
 		sent:  map[netip.Prefix]map[netip.Addr]netip.Addr{}, installed: map[netip.Prefix]netip.Addr{}, stale: map[netip.Prefix]bool{},
 		awaitEoR: map[bgp.Family]map[netip.Addr]bool{}, failed: map[netip.Prefix]bool{}}
@@ -87,10 +90,10 @@ func newPodRoutes(kernel kernelRoutes, ranges []netip.Prefix, logger *slog.Logge
 	return p
 }
 
-// setNodes records the pod CIDRs of every Node and those of this node, which are never
+// SetNodes records the pod CIDRs of every Node and those of this node, which are never
 // installed from a peer, and judges again what the peers sent: a node's pod CIDR that
 // arrived before its Node was seen is installed now, one whose Node left is removed.
-func (p *podRoutes) setNodes(all, own []netip.Prefix) {
+func (p *Installer) SetNodes(all, own []netip.Prefix) {
 	p.update(func() []netip.Prefix {
 		first := !p.nodesKnown
 		p.nodesKnown = true
@@ -110,7 +113,7 @@ func (p *podRoutes) setNodes(all, own []netip.Prefix) {
 }
 
 // known is every prefix sent or installed.
-func (p *podRoutes) known() []netip.Prefix {
+func (p *Installer) known() []netip.Prefix {
 	out := slices.Collect(maps.Keys(p.sent))
 	for prefix := range p.installed {
 		if _, ok := p.sent[prefix]; !ok {
@@ -121,14 +124,14 @@ func (p *podRoutes) known() []netip.Prefix {
 }
 
 // Count is how many pod routes kbgp has in the kernel.
-func (p *podRoutes) Count() int {
+func (p *Installer) Count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.installed)
 }
 
 // Received implements bgp.RouteSink.
-func (p *podRoutes) Received(routes []bgp.PeerRoute) {
+func (p *Installer) Received(routes []bgp.PeerRoute) {
 	p.update(func() []netip.Prefix {
 		var touched []netip.Prefix
 		for _, r := range routes {
@@ -140,7 +143,7 @@ func (p *podRoutes) Received(routes []bgp.PeerRoute) {
 				continue
 			}
 			// Before the Nodes are known every route would count as refused; they
-			// are counted when they are (setNodes).
+			// are counted when they are (SetNodes).
 			if p.nodesKnown {
 				if why := podnet.ImportRejection(r.Prefix, r.NextHop, p.scope); why != "" {
 					metrics.PodRouteRejected(why)
@@ -158,7 +161,7 @@ func (p *podRoutes) Received(routes []bgp.PeerRoute) {
 
 // Importing implements bgp.RouteSink: the routes of the previous run in family wait
 // for peer's End-of-RIB too.
-func (p *podRoutes) Importing(peer netip.Addr, family bgp.Family) {
+func (p *Installer) Importing(peer netip.Addr, family bgp.Family) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.awaitEoR[family] == nil {
@@ -168,7 +171,7 @@ func (p *podRoutes) Importing(peer netip.Addr, family bgp.Family) {
 }
 
 // Forget implements bgp.RouteSink.
-func (p *podRoutes) Forget(peer netip.Addr, family bgp.Family) {
+func (p *Installer) Forget(peer netip.Addr, family bgp.Family) {
 	p.update(func() []netip.Prefix {
 		var touched []netip.Prefix
 		for prefix, peers := range p.sent {
@@ -185,13 +188,13 @@ func (p *podRoutes) Forget(peer netip.Addr, family bgp.Family) {
 // EndOfRIB implements bgp.RouteSink: once every importing peer of the family has sent
 // its table, the family's routes still stale are gone. A route only a slower peer
 // carries stays until that peer's End-of-RIB.
-func (p *podRoutes) EndOfRIB(peer netip.Addr, family bgp.Family) {
+func (p *Installer) EndOfRIB(peer netip.Addr, family bgp.Family) {
 	p.update(func() []netip.Prefix { return p.endOfRIB(peer, family) })
 }
 
 // endOfRIB records peer's End-of-RIB and returns the stale routes of family to sweep
 // if it was the last one awaited.
-func (p *podRoutes) endOfRIB(peer netip.Addr, family bgp.Family) []netip.Prefix {
+func (p *Installer) endOfRIB(peer netip.Addr, family bgp.Family) []netip.Prefix {
 	delete(p.awaitEoR[family], peer)
 	if len(p.awaitEoR[family]) > 0 {
 		return nil
@@ -200,12 +203,12 @@ func (p *podRoutes) endOfRIB(peer netip.Addr, family bgp.Family) []netip.Prefix 
 }
 
 // sweep removes the stale routes of family (nil: every family).
-func (p *podRoutes) sweep(family *bgp.Family) {
+func (p *Installer) sweep(family *bgp.Family) {
 	p.update(func() []netip.Prefix { return p.unstale(family) })
 }
 
 // unstale ends the stale mark of family's routes (nil: every family) and returns them.
-func (p *podRoutes) unstale(family *bgp.Family) []netip.Prefix {
+func (p *Installer) unstale(family *bgp.Family) []netip.Prefix {
 	var touched []netip.Prefix
 	for prefix := range p.stale {
 		if family == nil || familyOf(prefix) == *family {
@@ -218,7 +221,7 @@ func (p *podRoutes) unstale(family *bgp.Family) []netip.Prefix {
 
 // update applies change under the lock, then makes the kernel agree for the prefixes
 // it touched.
-func (p *podRoutes) update(change func() []netip.Prefix) {
+func (p *Installer) update(change func() []netip.Prefix) {
 	p.mu.Lock()
 	before := len(p.installed)
 	p.refreshLocal()
@@ -237,7 +240,7 @@ func (p *podRoutes) update(change func() []netip.Prefix) {
 }
 
 // refreshLocal reads the node's addresses, which are never a next hop.
-func (p *podRoutes) refreshLocal() {
+func (p *Installer) refreshLocal() {
 	local, err := p.kernel.LocalAddresses()
 	if err != nil {
 		p.logger.Warn("the node's addresses could not be listed: judging next hops against the last list", "error", err)
@@ -247,7 +250,7 @@ func (p *podRoutes) refreshLocal() {
 }
 
 // scheduleRetry arms the retry of the failed prefixes, with backoff.
-func (p *podRoutes) scheduleRetry() {
+func (p *Installer) scheduleRetry() {
 	if len(p.failed) == 0 {
 		p.retries = 0
 		return
@@ -267,7 +270,7 @@ func (p *podRoutes) scheduleRetry() {
 
 // sync makes the kernel's route to prefix what the peers send and may be installed:
 // the lowest such peer's next hop, or none (a stale route waits for the sweep).
-func (p *podRoutes) sync(prefix netip.Prefix) {
+func (p *Installer) sync(prefix netip.Prefix) {
 	delete(p.failed, prefix)
 	peers := p.sent[prefix]
 	if len(peers) == 0 {

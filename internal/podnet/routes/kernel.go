@@ -1,4 +1,4 @@
-package agent
+package routes
 
 import (
 	"errors"
@@ -18,8 +18,8 @@ const podRouteProtocol = 210
 // errForeignRoute: the table has a route to the prefix that kbgp did not install.
 var errForeignRoute = errors.New("a route kbgp did not install is in the way")
 
-// kernelRoutes is the main routing table, as far as the pod routes go.
-type kernelRoutes interface {
+// Kernel is the main routing table, as far as the pod routes go.
+type Kernel interface {
 	// Replace installs prefix via nextHop, replacing kbgp's route to it; it fails with
 	// errForeignRoute, changing nothing, where another route to prefix is there.
 	Replace(prefix netip.Prefix, nextHop netip.Addr) error
@@ -31,7 +31,10 @@ type kernelRoutes interface {
 	LocalAddresses() ([]netip.Prefix, error)
 }
 
-// netlinkRoutes is kernelRoutes in the namespace of its handle (the zero Handle: the
+// Netlink is the Kernel of the agent's own network namespace.
+func Netlink() Kernel { return netlinkRoutes{h: &netlink.Handle{}} }
+
+// netlinkRoutes is Kernel in the namespace of its handle (the zero Handle: the
 // agent's own).
 type netlinkRoutes struct {
 	h *netlink.Handle
