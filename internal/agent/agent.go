@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/contract"
@@ -29,9 +30,6 @@ import (
 	"kbgp.io/kbgp/internal/podnet/controller"
 	"kbgp.io/kbgp/internal/speakers"
 )
-
-// FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
-const FieldManager = "kbgp-agent"
 
 // cacheSyncTimeout is how long the controller waits for its caches: in effect for
 // ever (a year), see Options.RestoreAfter.
@@ -110,11 +108,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	ready := newReadiness(time.Now(), o.ReadinessWait)
+	ready := report.NewReadiness(time.Now(), o.ReadinessWait)
 	if err := mgr.AddReadyzCheck("sessions", ready.Check); err != nil {
 		return err
 	}
-	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
+	sessionsChanged := report.NewSignal()
 	var podNet *controller.Reconciler
 	if o.PodNetwork != nil {
 		podNet = controller.New(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
@@ -122,7 +120,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 			o.Routers = setter.WithRouteSink(podNet.Routes())
 		}
 	}
-	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
+	set := speakers.New(o.Routers, o.Logger, sessionsChanged.Fire, 0)
 	restart, err := checkpoint.Open(o.StateDir, o.NodeName, set, metrics.SetCheckpointWriteFailing, o.Logger)
 	if err != nil {
 		return err
@@ -133,10 +131,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.AddHealthzCheck("speakers", func(*http.Request) error { return set.Healthy() }); err != nil {
 		return err
 	}
-	writer.speakers = set
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
-	writer.recorder = recorder
-	writer.readiness = ready
+	writer := report.NewStatusWriter(report.StatusConfig{Client: mgr.GetClient(), NodeName: o.NodeName, Interval: o.StatusInterval, Logger: o.Logger,
+		Speakers: set, Recorder: recorder, Readiness: ready, Changed: sessionsChanged})
 	clientset, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("create agent clientset: %w", err)
@@ -172,8 +169,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := mgr.Add(writer); err != nil {
 		return err
 	}
-	lease := &leaseRenewer{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), namespace: o.Namespace, node: o.NodeName, logger: o.Logger,
-		renewed: writer.reassertIfMarkedStale}
+	lease := report.NewLeaseRenewer(mgr.GetAPIReader(), mgr.GetClient(), o.Namespace, o.NodeName, writer.ReassertIfMarkedStale, o.Logger)
 	if err := mgr.Add(lease); err != nil {
 		return err
 	}
@@ -188,7 +184,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	writer.markShutdown(stopCtx)
+	writer.MarkShutdown(stopCtx)
 	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
 	applied := set.Applied()
 	stopErr := set.Stop(stopCtx, true)

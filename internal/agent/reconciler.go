@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/intent"
@@ -34,7 +35,7 @@ type reconciler struct {
 	nodeName  string
 	namespace string
 	speakers  *speakers.Set
-	status    *statusWriter
+	status    *report.StatusWriter
 	logger    *slog.Logger
 	nodes     *nodeGetter
 	// nodeChanged is set by a watched change of the Node that matters (see
@@ -48,7 +49,7 @@ type reconciler struct {
 	// their changes to the node's key.
 	secrets      *secretWatch
 	secretEvents chan event.GenericEvent
-	readiness    *readiness
+	readiness    *report.Readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
 	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
@@ -119,7 +120,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	}
 	r.restart.GoLive()
 	defer r.restart.Trigger()
-	r.readiness.expect(in.NodeConfig)
+	r.readiness.Expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil
 		r.status.Update(nil, intent.Result{}, nil, nil)

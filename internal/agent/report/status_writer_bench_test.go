@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func BenchmarkRefusedServices(b *testing.B) {
 		other := append([]kbgpv1.FailedResource(nil), refused...)
 		other[n/2].Message = "changed"
 		b.Run(fmt.Sprintf("event/n=%d", n), func(b *testing.B) {
-			w := newStatusWriter(nil, "bench", time.Second, slog.New(slog.DiscardHandler))
+			w := NewStatusWriter(StatusConfig{NodeName: "bench", Interval: time.Second, Logger: slog.New(slog.DiscardHandler)})
 			w.SetRefused(refused)
 			for i := 0; b.Loop(); i++ {
 				msg := refused[i%n].Message
@@ -35,7 +35,7 @@ func BenchmarkRefusedServices(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("full/n=%d", n), func(b *testing.B) {
-			w := newStatusWriter(nil, "bench", time.Second, slog.New(slog.DiscardHandler))
+			w := NewStatusWriter(StatusConfig{NodeName: "bench", Interval: time.Second, Logger: slog.New(slog.DiscardHandler)})
 			lists := [][]kbgpv1.FailedResource{refused, other}
 			for i := 0; b.Loop(); i++ {
 				w.SetRefused(lists[i%2])

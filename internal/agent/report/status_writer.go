@@ -1,4 +1,8 @@
-package agent
+// Package report is what the agent tells about its node: the BGPNodeConfig status
+// (StatusWriter), the peer events and per-session metrics found on the way, readiness
+// for a rollout (Readiness) and the liveness Lease the operator watches (LeaseRenewer).
+// It reads the speakers and the latest reconcile's view, and changes neither.
+package report
 
 import (
 	"context"
@@ -30,21 +34,38 @@ import (
 
 const defaultStatusInterval = 5 * time.Second
 
-// statusWriter is level-driven: reconciles and session state changes only signal it;
+// FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
+const FieldManager = "kbgp-agent"
+
+// Signal wakes a level-driven loop: many Fire calls before it wakes up are one.
+type Signal chan struct{}
+
+// NewSignal returns a Signal that holds one pending wake-up.
+func NewSignal() Signal { return make(Signal, 1) }
+
+// Fire asks for a wake-up without blocking.
+func (s Signal) Fire() {
+	select {
+	case s <- struct{}{}:
+	default:
+	}
+}
+
+// StatusWriter is level-driven: reconciles and session state changes only signal it;
 // its own goroutine rebuilds the status and applies it when it differs from what it last
 // wrote, at most once per interval (with jitter, so nodes do not write in lockstep).
-type statusWriter struct {
+type StatusWriter struct {
 	client   client.Client
 	nodeName string
 	interval time.Duration
 	logger   *slog.Logger
-	signal   chan struct{}
+	signal   Signal
 	speakers *speakers.Set
 	// recorder gets PeerEstablished/PeerDown, found by comparing each snapshot with
 	// lastSnapshot (only the writer goroutine touches it).
 	recorder record.EventRecorder
 	// readiness learns from every snapshot whether the sessions are back after a start.
-	readiness    *readiness
+	readiness    *Readiness
 	lastSnapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	sessions     metrics.Sessions
 
@@ -62,25 +83,42 @@ type statusWriter struct {
 	written *kbgpv1.BGPNodeConfigStatus
 }
 
-func newStatusWriter(c client.Client, nodeName string, interval time.Duration, logger *slog.Logger) *statusWriter {
-	if interval <= 0 {
-		interval = defaultStatusInterval
+// StatusConfig is what a StatusWriter reads and where it writes.
+type StatusConfig struct {
+	Client   client.Client
+	NodeName string
+	// Interval is the least time between two writes (0: 5 s).
+	Interval time.Duration
+	Logger   *slog.Logger
+	Speakers *speakers.Set
+	// Recorder gets the peer and refused-address events; nil: none.
+	Recorder record.EventRecorder
+	// Readiness learns from every snapshot; nil: none.
+	Readiness *Readiness
+	// Changed wakes the writer: the speakers fire it when a session changes, Trigger
+	// after a reconcile. Nil: a signal of its own.
+	Changed Signal
+}
+
+// NewStatusWriter returns the node's status writer; Start runs it.
+func NewStatusWriter(c StatusConfig) *StatusWriter {
+	if c.Interval <= 0 {
+		c.Interval = defaultStatusInterval
 	}
-	return &statusWriter{client: c, nodeName: nodeName, interval: interval, logger: logger, signal: make(chan struct{}, 1)}
+	if c.Changed == nil {
+		c.Changed = NewSignal()
+	}
+	return &StatusWriter{client: c.Client, nodeName: c.NodeName, interval: c.Interval, logger: c.Logger, signal: c.Changed,
+		speakers: c.Speakers, recorder: c.Recorder, readiness: c.Readiness}
 }
 
 // Trigger asks for a status refresh without blocking; many triggers before the writer
 // wakes up are one refresh.
-func (w *statusWriter) Trigger() {
-	select {
-	case w.signal <- struct{}{}:
-	default:
-	}
-}
+func (w *StatusWriter) Trigger() { w.signal.Fire() }
 
 // Update records the latest reconcile and triggers a refresh; a nil node config (it
 // was deleted) stops the writes.
-func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, routerIDs map[int64]routerid.Decision, applyErr error) {
+func (w *StatusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, routerIDs map[int64]routerid.Decision, applyErr error) {
 	w.mu.Lock()
 	w.nodeConfig, w.build, w.routerIDs, w.applyErr = nc, build, routerIDs, applyErr
 	if nc == nil {
@@ -93,7 +131,7 @@ func (w *statusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, rou
 // SetRefused replaces the Services whose addresses are refused (after a full build,
 // as ExportIndex.Refused lists them) and triggers a refresh if they changed. Each
 // Service newly refused, or refused for another reason, gets an AddressNotAllowed event.
-func (w *statusWriter) SetRefused(refused []kbgpv1.FailedResource) {
+func (w *StatusWriter) SetRefused(refused []kbgpv1.FailedResource) {
 	next := make(map[string]string, len(refused))
 	for _, r := range refused {
 		next[r.Name] = r.Message
@@ -118,7 +156,7 @@ func (w *statusWriter) SetRefused(refused []kbgpv1.FailedResource) {
 // SetRefusedOf records the refusal of one Service ("" when none), after its event:
 // constant work, where replacing the whole list cost a comparison with every other
 // refused Service (0.7 s per event at 10k of them).
-func (w *statusWriter) SetRefusedOf(name, msg string) {
+func (w *StatusWriter) SetRefusedOf(name, msg string) {
 	w.mu.Lock()
 	old, nc := w.refused[name], w.nodeConfig
 	if msg == "" {
@@ -139,7 +177,7 @@ func (w *statusWriter) SetRefusedOf(name, msg string) {
 	w.Trigger()
 }
 
-func (w *statusWriter) addressNotAllowed(nc *kbgpv1.BGPNodeConfig, name, msg string) {
+func (w *StatusWriter) addressNotAllowed(nc *kbgpv1.BGPNodeConfig, name, msg string) {
 	if nc == nil || w.recorder == nil {
 		return
 	}
@@ -151,7 +189,7 @@ func (w *statusWriter) addressNotAllowed(nc *kbgpv1.BGPNodeConfig, name, msg str
 const EventAddressNotAllowed = "AddressNotAllowed"
 
 // Start runs the writer until ctx ends (manager.Runnable).
-func (w *statusWriter) Start(ctx context.Context) error {
+func (w *StatusWriter) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
@@ -171,7 +209,7 @@ func (w *statusWriter) Start(ctx context.Context) error {
 }
 
 // write applies the status if it changed; it reports false when a retry is needed.
-func (w *statusWriter) write(ctx context.Context) bool {
+func (w *StatusWriter) write(ctx context.Context) bool {
 	w.mu.Lock()
 	nc, build, routerIDs, applyErr, written := w.nodeConfig, w.build, w.routerIDs, w.applyErr, w.written
 	build.Failed = slices.Clone(build.Failed)
@@ -216,11 +254,11 @@ func (w *statusWriter) write(ctx context.Context) bool {
 	return true
 }
 
-// reassertIfMarkedStale re-applies the agent's status when the operator has marked the
+// ReassertIfMarkedStale re-applies the agent's status when the operator has marked the
 // node AgentNotReporting (its Lease had expired). It is called after each Lease
 // renewal, so the mark clears as soon as the agent is live again, even when nothing
 // else in its status changed.
-func (w *statusWriter) reassertIfMarkedStale(ctx context.Context) {
+func (w *StatusWriter) ReassertIfMarkedStale(ctx context.Context) {
 	nc := &kbgpv1.BGPNodeConfig{}
 	if err := w.client.Get(ctx, types.NamespacedName{Name: w.nodeName}, nc); err != nil || !status.MarkedNotReporting(nc.Status.Conditions) {
 		return
@@ -235,12 +273,12 @@ func (w *statusWriter) reassertIfMarkedStale(ctx context.Context) {
 // ReasonAgentShutdown is the Ready reason a stopping agent leaves behind.
 const ReasonAgentShutdown = "AgentShutdown"
 
-// markShutdown sets Ready=False (AgentShutdown) in the status when the agent stops and
+// MarkShutdown sets Ready=False (AgentShutdown) in the status when the agent stops and
 // no peer keeps its routes through graceful restart: the node no longer announces
 // anything and status must not say Ready. With graceful restart the peers keep the
 // routes as stale while the agent restarts, so Ready stays. Call it after the writer
 // stopped.
-func (w *statusWriter) markShutdown(ctx context.Context) {
+func (w *StatusWriter) MarkShutdown(ctx context.Context) {
 	w.mu.Lock()
 	written, nc := w.written, w.nodeConfig
 	w.mu.Unlock()
@@ -275,7 +313,7 @@ func keepsRoutes(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) bool {
 }
 
 // recordPeerEvents emits the session changes since the last snapshot and logs them.
-func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]speakers.InstanceSnapshot) {
+func (w *StatusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]speakers.InstanceSnapshot) {
 	for _, e := range status.PeerEvents(w.lastSnapshot, snap) {
 		w.logger.Info("BGP session changed", "reason", e.Reason, "detail", e.Message)
 		if w.recorder != nil {
@@ -287,6 +325,6 @@ func (w *statusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.I
 
 // apply server-side applies the agent's part of the status. failedResources is a map
 // list keyed by (kind, name), so the operator's entries survive the agent's apply.
-func (w *statusWriter) apply(ctx context.Context, st kbgpv1.BGPNodeConfigStatus) error {
+func (w *StatusWriter) apply(ctx context.Context, st kbgpv1.BGPNodeConfigStatus) error {
 	return nodestatus.Apply(ctx, w.client, w.nodeName, FieldManager, &st)
 }

@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"context"
@@ -21,10 +21,10 @@ const (
 	leaseDuration      = 40 * time.Second
 )
 
-// leaseRenewer keeps the agent's Lease fresh (manager.Runnable). It reads with the
+// LeaseRenewer keeps the agent's Lease fresh (manager.Runnable). It reads with the
 // API reader, so the agent needs only get/create/update on Leases in its namespace,
 // never list/watch.
-type leaseRenewer struct {
+type LeaseRenewer struct {
 	reader    client.Reader
 	writer    client.Client
 	namespace string
@@ -34,8 +34,14 @@ type leaseRenewer struct {
 	renewed func(context.Context)
 }
 
+// NewLeaseRenewer keeps node's Lease in namespace fresh, reading with reader and
+// writing with writer; renewed is called after each successful renewal.
+func NewLeaseRenewer(reader client.Reader, writer client.Client, namespace, node string, renewed func(context.Context), logger *slog.Logger) *LeaseRenewer {
+	return &LeaseRenewer{reader: reader, writer: writer, namespace: namespace, node: node, renewed: renewed, logger: logger}
+}
+
 // Start renews until ctx ends.
-func (l *leaseRenewer) Start(ctx context.Context) error {
+func (l *LeaseRenewer) Start(ctx context.Context) error {
 	for {
 		switch err := l.renew(ctx); {
 		case err == nil:
@@ -53,7 +59,7 @@ func (l *leaseRenewer) Start(ctx context.Context) error {
 	}
 }
 
-func (l *leaseRenewer) renew(ctx context.Context) error {
+func (l *LeaseRenewer) renew(ctx context.Context) error {
 	now := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{}
 	err := l.reader.Get(ctx, types.NamespacedName{Namespace: l.namespace, Name: contract.AgentLeaseName(l.node)}, lease)

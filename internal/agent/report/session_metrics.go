@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"

@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"errors"
@@ -18,13 +18,13 @@ import (
 // it reports ready anyway: a router that is down must not stop a rollout for ever.
 const defaultReadinessWait = 2 * time.Minute
 
-// readiness gates the agent's readiness on BGP, so that a DaemonSet rollout (with
+// Readiness gates the agent's readiness on BGP, so that a DaemonSet rollout (with
 // minReadySeconds) moves to the next node only once this one is back: after a start,
 // the agent is ready when every session that was Established before it started — as
 // the previous agent's status says — is Established again, or when maxWait has passed.
 // It then stays ready: readiness is about the rollout, not about later session changes,
 // which status, events and metrics report.
-type readiness struct {
+type Readiness struct {
 	start   time.Time
 	maxWait time.Duration
 
@@ -37,16 +37,16 @@ type readiness struct {
 	ready   bool
 }
 
-func newReadiness(start time.Time, maxWait time.Duration) *readiness {
+func NewReadiness(start time.Time, maxWait time.Duration) *Readiness {
 	if maxWait <= 0 {
 		maxWait = defaultReadinessWait
 	}
-	return &readiness{start: start, maxWait: maxWait}
+	return &Readiness{start: start, maxWait: maxWait}
 }
 
-// expect records, once, the sessions the node's status shows Established as found at
+// Expect records, once, the sessions the node's status shows Established as found at
 // the first reconcile: the previous agent's last word (nil: the node runs no BGP).
-func (r *readiness) expect(nc *kbgpv1.BGPNodeConfig) {
+func (r *Readiness) Expect(nc *kbgpv1.BGPNodeConfig) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.expected != nil {
@@ -69,7 +69,7 @@ func (r *readiness) expect(nc *kbgpv1.BGPNodeConfig) {
 }
 
 // observe checks a snapshot of the speakers against the expected sessions.
-func (r *readiness) observe(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) {
+func (r *Readiness) observe(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ready || r.expected == nil {
@@ -88,7 +88,7 @@ func (r *readiness) observe(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) 
 }
 
 // Check is the readyz check.
-func (r *readiness) Check(*http.Request) error {
+func (r *Readiness) Check(*http.Request) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ready || time.Since(r.start) >= r.maxWait {

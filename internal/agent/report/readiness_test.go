@@ -1,4 +1,4 @@
-package agent
+package report
 
 import (
 	"strings"
@@ -31,11 +31,11 @@ func TestReadinessWaitsForTheSessionsThatWereUp(t *testing.T) {
 	}
 	def, red := bgp.InstanceKey{LocalASN: 65001}, bgp.InstanceKey{LocalASN: 65001, VRF: "red"}
 
-	r := newReadiness(time.Now(), time.Hour)
+	r := NewReadiness(time.Now(), time.Hour)
 	if err := r.Check(nil); err == nil || !strings.Contains(err.Error(), "not been read") {
 		t.Errorf("before the first reconcile: %v", err)
 	}
-	r.expect(nc)
+	r.Expect(nc)
 	r.observe(snap(map[bgp.InstanceKey]map[string]bgp.SessionState{def: {"tor-a": bgp.StateEstablished, "down": bgp.StateActive}, red: {"tor-b": bgp.StateActive}}))
 	if err := r.Check(nil); err == nil || !strings.Contains(err.Error(), "65001/red/tor-b") || strings.Contains(err.Error(), "tor-a") || strings.Contains(err.Error(), "down") {
 		t.Errorf("with tor-b still down: %v", err)
@@ -49,13 +49,13 @@ func TestReadinessWaitsForTheSessionsThatWereUp(t *testing.T) {
 		t.Errorf("readiness is for the rollout and stays once reached: %v", err)
 	}
 
-	bounded := newReadiness(time.Now().Add(-2*time.Minute), time.Minute)
-	bounded.expect(nc)
+	bounded := NewReadiness(time.Now().Add(-2*time.Minute), time.Minute)
+	bounded.Expect(nc)
 	if err := bounded.Check(nil); err != nil {
 		t.Errorf("past the bounded wait: %v", err)
 	}
-	none := newReadiness(time.Now(), time.Hour)
-	none.expect(nil)
+	none := NewReadiness(time.Now(), time.Hour)
+	none.Expect(nil)
 	if err := none.Check(nil); err != nil {
 		t.Errorf("a node that runs no BGP: %v", err)
 	}
