@@ -1,4 +1,4 @@
-package agent
+package nodebgp
 
 import (
 	"context"
@@ -9,12 +9,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -29,8 +33,22 @@ import (
 	"kbgp.io/kbgp/internal/speakers"
 )
 
-// reconciler makes this node's speakers match its BGPNodeConfig.
-type reconciler struct {
+// Config is what the node's BGP reconcile reads and whom it tells.
+type Config struct {
+	NodeName  string
+	Namespace string
+	Speakers  *speakers.Set
+	Status    *report.StatusWriter
+	Readiness *report.Readiness
+	Restart   *checkpoint.Restart
+	// Clientset reads the Secrets peer configs name, one watch per name.
+	Clientset kubernetes.Interface
+	Recorder  record.EventRecorder
+	Logger    *slog.Logger
+}
+
+// Reconciler makes this node's speakers match its BGPNodeConfig.
+type Reconciler struct {
 	client    client.Client
 	nodeName  string
 	namespace string
@@ -61,13 +79,45 @@ type reconciler struct {
 	restart *checkpoint.Restart
 }
 
+// New registers the node's BGP reconcile with mgr; the watches of the Secrets it reads
+// stop with mgr.
+func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
+	r := &Reconciler{
+		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
+		speakers: c.Speakers, status: c.Status, readiness: c.Readiness, restart: c.Restart, logger: c.Logger,
+		nodes:        &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
+		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
+		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
+		secretEvents: make(chan event.GenericEvent, 1),
+	}
+	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
+		select { // one pending event is enough: it reconciles the whole node
+		case r.secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
+		default:
+		}
+	})
+	stopSecrets := manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.secrets.Stop()
+		return nil
+	})
+	if err := mgr.Add(stopSecrets); err != nil {
+		return nil, err
+	}
+	return r, r.setup(mgr)
+}
+
+// DrainRemaining is how much longer, at now, the node's graceful-shutdown paths must
+// stay out before its sessions may close (0: the node is not being drained).
+func (r *Reconciler) DrainRemaining(now time.Time) time.Duration { return r.drain.remaining(now) }
+
 // setup registers the controller. Configuration kinds map to the node's key, so a
 // burst of them is one full reconcile; Services and EndpointSlices map to their
 // Service's key, reconciled on their own at the cost of that Service (O(change)). The
 // agent's own Node is watched (field selector on its name) for the changes that alter
 // what it announces — cordon above all, which starts graceful shutdown — and read
 // fresh by nodeGetter after one.
-func (r *reconciler) setup(mgr ctrl.Manager) error {
+func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
 	if err != nil {
 		return fmt.Errorf("index EndpointSlices by Service: %w", err)
@@ -104,7 +154,7 @@ func (r *reconciler) setup(mgr ctrl.Manager) error {
 }
 
 // Reconcile handles one Service (see reconcileService) or the whole node.
-func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	if isServiceRequest(req) {
 		return r.reconcileService(ctx, req.NamespacedName)
 	}
@@ -113,7 +163,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
 // missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
-func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
+func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
 	in, err := r.fetch(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -159,7 +209,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 // ID waits for the Node (backoff), while a peer's VRF device is missing, or while the
 // Node has no pod CIDRs yet (they are assigned once, some time after the Node
 // registers). The soonest of these wins.
-func (r *reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
+func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
 	var after time.Duration
 	soonest := func(d time.Duration) {
 		if d > 0 && (after == 0 || d < after) {
@@ -178,7 +228,7 @@ func (r *reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duratio
 // node config, the referenced peer configs and Secrets, advertisements, Services and
 // EndpointSlices from the cache. The Secrets no peer config names any more stop being
 // read.
-func (r *reconciler) fetch(ctx context.Context) (intent.Input, error) {
+func (r *Reconciler) fetch(ctx context.Context) (intent.Input, error) {
 	nc, err := nodeinput.ReadNodeConfig(ctx, r.client, r.nodeName)
 	if err != nil || nc == nil {
 		return intent.Input{}, err

@@ -1,4 +1,4 @@
-package agent
+package nodebgp
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func isServiceRequest(req reconcile.Request) bool { return req.Namespace != "" }
 // Service's prefixes are recomputed and only the difference reaches the speakers.
 // Without an index from a full build (none yet, or the last incremental apply failed)
 // it falls back to the full reconcile, which also covers this Service.
-func (r *reconciler) reconcileService(ctx context.Context, key types.NamespacedName) (reconcile.Result, error) {
+func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedName) (reconcile.Result, error) {
 	if r.exports == nil || r.exportsStale {
 		return r.reconcileAll(ctx)
 	}
