@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -111,52 +112,79 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 // stay out before its sessions may close (0: the node is not being drained).
 func (r *Reconciler) DrainRemaining(now time.Time) time.Duration { return r.drain.remaining(now) }
 
-// setup registers the controller. Configuration kinds map to the node's key, so a
-// burst of them is one full reconcile; Services and EndpointSlices map to their
-// Service's key, reconciled on their own at the cost of that Service (O(change)). The
-// agent's own Node is watched (field selector on its name) for the changes that alter
-// what it announces — cordon above all, which starts graceful shutdown — and read
-// fresh by nodeGetter after one.
+// request is one unit of the node's work, of one of two kinds. Every configuration
+// kind maps to the whole node, so a burst of them is one full reconcile; a Service or
+// EndpointSlice event maps to its Service, reconciled on its own at the cost of that
+// Service (O(change)).
+type request struct {
+	kind requestKind
+	// service is the Service of a serviceRequest.
+	service types.NamespacedName
+}
+
+type requestKind uint8
+
+const (
+	wholeNode requestKind = iota
+	oneService
+)
+
+// nodeRequest is the request of the whole node.
+var nodeRequest = request{kind: wholeNode}
+
+// serviceRequest is the request of one Service.
+func serviceRequest(key types.NamespacedName) request { return request{kind: oneService, service: key} }
+
+// setup registers the controller. The agent's own Node is watched (field selector on
+// its name) for the changes that alter what it announces — cordon above all, which
+// starts graceful shutdown — and read fresh by nodeGetter after one.
+//
+// One worker: both kinds of request read and write the reconciler's state (exports,
+// exportsStale, the router-ID locks, the Node cache, the VRF check) without a lock, and
+// a Service's apply must not interleave with a full one. The two kinds therefore share
+// one controller and its queue, and it runs one reconcile at a time.
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
 	if err != nil {
 		return fmt.Errorf("index EndpointSlices by Service: %w", err)
 	}
-	toNode := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
+	toNode := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+		return []request{nodeRequest}
 	})
-	toService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		return []reconcile.Request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
+	toService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+		return []request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
 	})
-	nodeChanged := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+	nodeChanged := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
 		r.nodeChanged.Store(true)
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: r.nodeName}}}
+		return []request{nodeRequest}
 	})
-	sliceToService := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+	sliceToService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
 		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
-			return []reconcile.Request{serviceRequest(svc)}
+			return []request{serviceRequest(svc)}
 		}
 		return nil
 	})
-	return ctrl.NewControllerManagedBy(mgr).
+	return builder.TypedControllerManagedBy[request](mgr).
 		Named("bgpnodeconfig-agent").
+		WithOptions(controller.TypedOptions[request]{MaxConcurrentReconciles: 1}).
 		// The agent's own status writes must not rebuild everything: only spec changes
-		// (a new generation) reconcile. Status is read when reconciling anyway.
-		For(&kbgpv1.BGPNodeConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// (a new generation) reconcile. Status is read when reconciling anyway. The
+		// cache holds this node's BGPNodeConfig only.
+		Watches(&kbgpv1.BGPNodeConfig{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.Channel(r.secretEvents, toNode)).
+		WatchesRawSource(source.TypedChannel(r.secretEvents, toNode)).
 		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
-		Complete(metrics.Instrument(r))
+		Complete(metrics.InstrumentTyped[request](r))
 }
 
 // Reconcile handles one Service (see reconcileService) or the whole node.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if isServiceRequest(req) {
-		return r.reconcileService(ctx, req.NamespacedName)
+func (r *Reconciler) Reconcile(ctx context.Context, req request) (reconcile.Result, error) {
+	if req.kind == oneService {
+		return r.reconcileService(ctx, req.service)
 	}
 	return r.reconcileAll(ctx)
 }

@@ -25,14 +25,6 @@ func indexEndpointSliceService(o client.Object) []string {
 	return nil
 }
 
-// serviceRequest is the reconcile key of a Service event; configuration events use
-// the node's key, which has no namespace.
-func serviceRequest(key types.NamespacedName) reconcile.Request {
-	return reconcile.Request{NamespacedName: key}
-}
-
-func isServiceRequest(req reconcile.Request) bool { return req.Namespace != "" }
-
 // reconcileService is the hot path of a Service or EndpointSlice event: that one
 // Service's prefixes are recomputed and only the difference reaches the speakers.
 // Without an index from a full build (none yet, or the last incremental apply failed)
