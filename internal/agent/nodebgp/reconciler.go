@@ -1,3 +1,8 @@
+// Package nodebgp is the node's BGP reconcile: fetch (nodeinput) → router IDs →
+// intent.Build → speakers.Set.Apply → status, for the whole node on any configuration
+// change, and the hot path of one Service's exports on a Service or EndpointSlice
+// event. It reads the agent's own Node, checks the VRF devices peers name, keeps the
+// drain clock of a cordoned node and watches only the Secrets peer configs name.
 package nodebgp
 
 import (
@@ -178,11 +183,11 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
-		Complete(metrics.InstrumentTyped[request](r))
+		Complete(metrics.InstrumentTyped(reconcile.TypedFunc[request](r.reconcile)))
 }
 
-// Reconcile handles one Service (see reconcileService) or the whole node.
-func (r *Reconciler) Reconcile(ctx context.Context, req request) (reconcile.Result, error) {
+// reconcile handles one Service (see reconcileService) or the whole node.
+func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	if req.kind == oneService {
 		return r.reconcileService(ctx, req.service)
 	}
