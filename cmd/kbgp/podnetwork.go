@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/cni"
+	"kbgp.io/kbgp/internal/podnet/controller"
 )
 
 // podNetworkOptions are the flags of `kbgp agent` that make it the node's pod network.
@@ -33,11 +33,11 @@ func (o *podNetworkOptions) addFlags(f *pflag.FlagSet) {
 }
 
 // agentOptions is the agent's pod network configuration, nil without --pod-network.
-func (o *podNetworkOptions) agentOptions() (*agent.PodNetwork, error) {
+func (o *podNetworkOptions) agentOptions() (*controller.Config, error) {
 	if !o.enabled {
 		return nil, nil
 	}
-	pn := &agent.PodNetwork{CNIConfDir: o.confDir, Bridge: o.bridge, MTU: o.mtu, IPAMDataDir: o.ipamDataDir, CNIStateDir: o.stateDir}
+	pn := &controller.Config{CNIConfDir: o.confDir, Bridge: o.bridge, MTU: o.mtu, IPAMDataDir: o.ipamDataDir, CNIStateDir: o.stateDir}
 	for _, s := range o.clusterPods {
 		p, err := netip.ParsePrefix(strings.TrimSpace(s))
 		if err != nil || p != p.Masked() {

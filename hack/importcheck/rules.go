@@ -20,8 +20,24 @@ type pkg struct {
 // purePackages hold the translation and desired-state code: plain Go over API types,
 // table-tested without a cluster, so they never depend on a Kubernetes client.
 var purePackages = []string{
-	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/render", "internal/routerid",
-	"internal/sanitize", "internal/speakers", "internal/status",
+	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/podnet", "internal/render",
+	"internal/routerid", "internal/sanitize", "internal/speakers", "internal/status",
+}
+
+// apart are packages that must not depend on others: from and to are paths relative to
+// the module, a trailing "/..." taking in the packages below too.
+var apart = []struct {
+	from, to []string
+	why      string
+}{
+	{[]string{"internal/agent/..."}, []string{"internal/operator"}, "the agent and the operator share only internal/contract"},
+	{[]string{"internal/operator"}, []string{"internal/agent/..."}, "the agent and the operator share only internal/contract"},
+	// (nodebgp → report and agent → its parts make the reverse imports cycles, which
+	// the compiler refuses already.)
+	{[]string{"internal/agent/nodebgp", "internal/agent/report"}, []string{"internal/podnet/controller", "internal/podnet/routes"},
+		"the node's BGP and the pod network meet only in the agent's wiring"},
+	{[]string{"internal/podnet/..."}, []string{"internal/agent/..."},
+		"the pod network runs without any BGP configuration: it is wired beside the agent, not on it"},
 }
 
 // The boundaries, as import path prefixes.
@@ -67,9 +83,16 @@ func check(pkgs []pkg) []string {
 			add("%s depends on %s: pure packages do not depend on client-go or controller-runtime", p.ImportPath, summary(bad))
 		}
 	}
-	for _, pair := range [][2]string{{"internal/agent", "internal/operator"}, {"internal/operator", "internal/agent"}} {
-		if p, ok := byPath[module+"/"+pair[0]]; ok && slices.Contains(p.Deps, module+"/"+pair[1]) {
-			add("%s depends on %s/%s: the agent and the operator share only internal/contract", p.ImportPath, module, pair[1])
+	for _, rule := range apart {
+		for _, p := range pkgs {
+			if !slices.ContainsFunc(rule.from, func(from string) bool { return matches(p.ImportPath, from) }) {
+				continue
+			}
+			for _, dep := range p.Deps {
+				if slices.ContainsFunc(rule.to, func(to string) bool { return matches(dep, to) }) {
+					add("%s depends on %s: %s", p.ImportPath, dep, rule.why)
+				}
+			}
 		}
 	}
 	if p, ok := byPath[module+"/cmd/kubectl-bgp"]; ok {
@@ -94,6 +117,15 @@ func summary(paths []string) string {
 		return paths[0]
 	}
 	return fmt.Sprintf("%s (and %d more)", paths[0], len(paths)-1)
+}
+
+// matches reports whether path is the module's package rel, or one below it when rel
+// ends in "/...".
+func matches(path, rel string) bool {
+	if base, ok := strings.CutSuffix(rel, "/..."); ok {
+		return under(path, module+"/"+base)
+	}
+	return path == module+"/"+rel
 }
 
 // under reports whether path is prefix or a package below it.

@@ -10,26 +10,26 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent/nodebgp"
+	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/checkpoint"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/podnet/controller"
 	"kbgp.io/kbgp/internal/speakers"
 )
-
-// FieldManager is the agent's server-side-apply identity on BGPNodeConfig status.
-const FieldManager = "kbgp-agent"
 
 // cacheSyncTimeout is how long the controller waits for its caches: in effect for
 // ever (a year), see Options.RestoreAfter.
@@ -67,7 +67,7 @@ type Options struct {
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
 	// PodNetwork, when set, makes the agent the node's pod network.
-	PodNetwork *PodNetwork
+	PodNetwork *controller.Config
 }
 
 // Run runs the agent until ctx ends, then stops the BGP speakers: peers that
@@ -77,19 +77,110 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if o.NodeName == "" {
 		return errors.New("agent: node name is required")
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	mgr, err := newManager(ctx, cfg, o)
+	if err != nil {
+		return err
 	}
-	if o.StateDir != "" {
-		// Without it every checkpoint and marker write fails and graceful restart is
-		// silently off: created here, or no start at all.
-		if err := ensureStateDir(o.StateDir); err != nil {
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("create agent clientset: %w", err)
+	}
+	podNet, routers := podNetwork(mgr, o)
+	sessionsChanged := report.NewSignal()
+	set := speakers.New(routers, o.Logger, sessionsChanged.Fire, 0)
+	restart, err := checkpoint.Open(o.StateDir, o.NodeName, set, metrics.SetCheckpointWriteFailing, o.Logger)
+	if err != nil {
+		return err
+	}
+	recorder := mgr.GetEventRecorderFor("kbgp-agent")
+	ready := report.NewReadiness(time.Now(), o.ReadinessWait)
+	writer := report.NewStatusWriter(report.StatusConfig{Client: mgr.GetClient(), NodeName: o.NodeName, Interval: o.StatusInterval,
+		Logger: o.Logger, Speakers: set, Recorder: recorder, Readiness: ready, Changed: sessionsChanged})
+	node, err := nodebgp.New(mgr, nodebgp.Config{NodeName: o.NodeName, Namespace: o.Namespace, Speakers: set, Status: writer,
+		Readiness: ready, Restart: restart, Clientset: clientset, Recorder: recorder, Logger: o.Logger})
+	if err != nil {
+		return err
+	}
+	lease := report.NewLeaseRenewer(mgr.GetAPIReader(), mgr.GetClient(), o.Namespace, o.NodeName, writer.ReassertIfMarkedStale, o.Logger)
+	if err := register(mgr, ready, set, podNet, clientset, restart, writer, lease); err != nil {
+		return err
+	}
+	stopRestore := restart.RestoreUnlessLive(ctx, o.RestoreAfter)
+	runErr := mgr.Start(ctx)
+	stopRestore()
+	return errors.Join(runErr, shutdown(node, writer, set, restart, o.Logger))
+}
+
+// register adds the health checks, the pod network (when on) and the runnables to mgr.
+// Liveness never depends on the API server: while it is unreachable the agent keeps
+// its sessions as they are and must not be restarted for it. A wedged speaker (a call
+// that outlived its bound), unlike an unreachable API server, fails liveness: only a
+// restart cures it, and graceful restart keeps the routes while the agent comes back.
+func register(mgr ctrl.Manager, ready *report.Readiness, set *speakers.Set, podNet *controller.Reconciler, clientset kubernetes.Interface,
+	runnables ...manager.Runnable) error {
+	if err := errors.Join(
+		mgr.AddHealthzCheck("ping", healthz.Ping),
+		mgr.AddReadyzCheck("sessions", ready.Check),
+		mgr.AddHealthzCheck("speakers", func(*http.Request) error { return set.Healthy() }),
+	); err != nil {
+		return err
+	}
+	if podNet != nil {
+		if err := podNet.SetupWithManager(mgr, clientset); err != nil {
 			return err
 		}
 	}
+	for _, r := range runnables {
+		if err := mgr.Add(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shutdown is the stop after the manager returned. A drained node (cordoned) keeps its
+// graceful-shutdown paths out until the routers have had the peers' waitSeconds to move
+// the traffic; then the status says the agent stopped (when no peer keeps its routes),
+// the speakers stop as graceful-restart speakers, and the marker of that stop is left
+// for the next start.
+func shutdown(node *nodebgp.Reconciler, writer *report.StatusWriter, set *speakers.Set, restart *checkpoint.Restart, logger *slog.Logger) error {
+	if wait := node.DrainRemaining(time.Now()); wait > 0 {
+		logger.Info("node cordoned: keeping the graceful-shutdown paths out before stopping", "wait", wait.String())
+		time.Sleep(wait)
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	writer.MarkShutdown(stopCtx)
+	logger.Info("stopping BGP speakers", "gracefulRestart", true)
+	applied := set.Applied()
+	if err := set.Stop(stopCtx, true); err != nil {
+		return err
+	}
+	restart.Stopped(applied)
+	return nil
+}
+
+// podNetwork is the node's pod network when the agent is it (nil: off), and the
+// routers the speakers run, which send it what importing peers announce.
+func podNetwork(mgr ctrl.Manager, o Options) (*controller.Reconciler, bgp.RouterFactory) {
+	if o.PodNetwork == nil {
+		return nil, o.Routers
+	}
+	podNet := controller.New(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
+	if setter, ok := o.Routers.(bgp.RouteSinkSetter); ok {
+		return podNet, setter.WithRouteSink(podNet.Routes())
+	}
+	return podNet, o.Routers
+}
+
+// newManager is the agent's controller-runtime manager: a cache of only what the agent
+// reads (cacheOptions), a REST mapper that needs no API server, and the metrics,
+// health and pprof endpoints.
+func newManager(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	scheme, err := contract.NewScheme()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	own := fields.OneTermEqualSelector("metadata.name", o.NodeName)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -108,116 +199,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Cache:      cacheOptions(own),
 	})
 	if err != nil {
-		return fmt.Errorf("create agent manager: %w", err)
+		return nil, fmt.Errorf("create agent manager: %w", err)
 	}
-	// Liveness never depends on the API server: while it is unreachable the agent keeps
-	// its sessions as they are and must not be restarted for it.
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return err
-	}
-	ready := newReadiness(time.Now(), o.ReadinessWait)
-	if err := mgr.AddReadyzCheck("sessions", ready.Check); err != nil {
-		return err
-	}
-	writer := newStatusWriter(mgr.GetClient(), o.NodeName, o.StatusInterval, o.Logger)
-	var podNet *podNetworkReconciler
-	if o.PodNetwork != nil {
-		podNet = newPodNetworkReconciler(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
-		if setter, ok := o.Routers.(bgp.RouteSinkSetter); ok {
-			o.Routers = setter.WithRouteSink(podNet.routes)
-		}
-	}
-	set := speakers.New(o.Routers, o.Logger, writer.Trigger, 0)
-	// A wedged speaker (a call that outlived its bound), unlike an unreachable API
-	// server, fails liveness: only a restart cures it, and graceful restart keeps the
-	// routes while the agent comes back.
-	if err := mgr.AddHealthzCheck("speakers", func(*http.Request) error { return set.Healthy() }); err != nil {
-		return err
-	}
-	writer.speakers = set
-	recorder := mgr.GetEventRecorderFor("kbgp-agent")
-	writer.recorder = recorder
-	writer.readiness = ready
-	clientset, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("create agent clientset: %w", err)
-	}
-	secretEvents := make(chan event.GenericEvent, 1)
-	secrets := newSecretWatch(clientset, o.Namespace, func() {
-		select { // one pending event is enough: it reconciles the whole node
-		case secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: o.NodeName}}}:
-		default:
-		}
-	})
-	defer secrets.Stop()
-	r := &reconciler{
-		client: mgr.GetClient(), nodeName: o.NodeName, namespace: o.Namespace,
-		speakers: set, status: writer, logger: o.Logger,
-		nodes:     &nodeGetter{reader: mgr.GetAPIReader(), name: o.NodeName},
-		routerIDs: &routerIDs{nodeName: o.NodeName, recorder: recorder, logger: o.Logger},
-		vrfs:      &vrfDevices{recorder: recorder, logger: o.Logger},
-		readiness: ready, secrets: secrets, secretEvents: secretEvents,
-		gate: &restoreGate{},
-	}
-	bootID := currentBootID()
-	var start startState
-	if o.StateDir != "" {
-		start = readStartState(o.StateDir, o.NodeName, bootID, time.Now(), o.Logger)
-		r.checkpoints = newCheckpointWriter(o.StateDir, o.NodeName, bootID, set.Applied, start.raw, o.Logger)
-		if err := mgr.Add(r.checkpoints); err != nil {
-			return err
-		}
-	}
-	if !start.restartUntil.IsZero() {
-		o.Logger.Info("restarting as a graceful-restart speaker: forwarding state preserved", "until", start.restartUntil)
-		set.ResumeAfterGracefulRestart(start.restartUntil)
-	}
-	if err := r.setup(mgr); err != nil {
-		return err
-	}
-	if podNet != nil {
-		if err := podNet.setup(mgr); err != nil {
-			return err
-		}
-		if err := mgr.Add(&clusterPodCIDRs{clientset: clientset, nodeName: o.NodeName, routes: podNet.routes}); err != nil {
-			return err
-		}
-	}
-	if err := mgr.Add(writer); err != nil {
-		return err
-	}
-	lease := &leaseRenewer{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), namespace: o.Namespace, node: o.NodeName, logger: o.Logger,
-		renewed: writer.reassertIfMarkedStale}
-	if err := mgr.Add(lease); err != nil {
-		return err
-	}
-	restoreCtx, stopRestore := context.WithCancel(ctx)
-	restored := make(chan struct{})
-	go func() {
-		defer close(restored)
-		restoreWhenAPIUnreachable(restoreCtx, start, cmp.Or(o.RestoreAfter, defaultRestoreAfter), r.gate, set, o.Logger)
-	}()
-	runErr := mgr.Start(ctx)
-	stopRestore()
-	<-restored
-	if wait := r.drain.remaining(time.Now()); wait > 0 {
-		// The node is drained: its graceful-shutdown paths stay out until the routers
-		// have had the peers' waitSeconds to move the traffic.
-		o.Logger.Info("node cordoned: keeping the graceful-shutdown paths out before stopping", "wait", wait.String())
-		time.Sleep(wait)
-	}
-	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-	defer cancel()
-	writer.markShutdown(stopCtx)
-	o.Logger.Info("stopping BGP speakers", "gracefulRestart", true)
-	applied := set.Applied()
-	stopErr := set.Stop(stopCtx, true)
-	if stopErr == nil && o.StateDir != "" {
-		if err := writeRestartMarker(o.StateDir, applied, time.Now(), o.NodeName, bootID); err != nil {
-			o.Logger.Warn("graceful-restart marker not written: the next start is a fresh one", "error", err)
-		}
-	}
-	return errors.Join(runErr, stopErr)
+	return mgr, nil
 }
 
 // metricsOptions serve /metrics plainly, or behind controller-runtime's authentication

@@ -15,6 +15,7 @@ import (
 
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/podnet/controller"
 )
 
 // TestPodNetworkConfiguration: with --pod-network the agent writes the node's CNI
@@ -30,7 +31,7 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	path := filepath.Join(confDir, "10-kbgp.conflist")
 	create(t, testNode(name))
 	runAgentOpts(t, server.Config, agent.Options{NodeName: name, StatusInterval: 200 * time.Millisecond, Routers: &bgpfake.Factory{},
-		PodNetwork: &agent.PodNetwork{CNIConfDir: confDir, Bridge: "cbr0", MTU: 1400, CNIStateDir: "/var/lib/kbgp/cni"}})
+		PodNetwork: &controller.Config{CNIConfDir: confDir, Bridge: "cbr0", MTU: 1400, CNIStateDir: "/var/lib/kbgp/cni"}})
 
 	fileHolds := func(what ...string) func() bool {
 		return func() bool {
@@ -54,7 +55,7 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	create(t, nodeConfig(name))
 	eventually(t, 20*time.Second, "PodNetworkReady in the node's status", func() bool {
 		st := getStatus(t, name)
-		return meta.IsStatusConditionTrue(st.Conditions, agent.ConditionPodNetworkReady) && st.PodNetwork != nil &&
+		return meta.IsStatusConditionTrue(st.Conditions, controller.ConditionPodNetworkReady) && st.PodNetwork != nil &&
 			len(st.PodNetwork.PodCIDRs) == 2 && st.PodNetwork.CNIConfig == path && st.PodNetwork.Bridge == "cbr0" && st.PodNetwork.MTU == 1400
 	})
 
@@ -69,7 +70,7 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	bad.Spec.PodCIDRs = []string{"10.244.6.1/24"}
 	eventually(t, 10*time.Second, "the Node re-created", func() bool { return server.Client.Create(context.Background(), bad) == nil })
 	eventually(t, 20*time.Second, "PodNetworkReady False for the bad CIDR", func() bool {
-		c := meta.FindStatusCondition(getStatus(t, name).Conditions, agent.ConditionPodNetworkReady)
+		c := meta.FindStatusCondition(getStatus(t, name).Conditions, controller.ConditionPodNetworkReady)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == "InvalidPodCIDR" && strings.Contains(c.Message, "10.244.6.1/24")
 	})
 	if after, _ := os.ReadFile(path); string(after) != string(before) {

@@ -1,7 +1,12 @@
-// Package checkpoint is the node-local record of the BGP state an agent last applied:
-// the speakers (router IDs, listeners), their peers and what each peer is sent. An
-// agent that starts while the API server is unreachable restores its speakers from it
-// instead of announcing nothing, so the routers keep the node's routes.
+// Package checkpoint owns the agent's restart state, the one writer and reader of its
+// state directory (a hostPath that outlives the pod). Two files live there: the
+// checkpoint, the node-local record of the BGP state an agent last applied (the
+// speakers' router IDs and listeners, their peers and what each peer is sent), and the
+// marker a graceful stop leaves (marker.go). An agent that starts while the API server
+// is unreachable restores its speakers from the checkpoint instead of announcing
+// nothing, so the routers keep the node's routes; one that starts within the marker's
+// window, or after a crash on the same boot, restarts as a graceful-restart speaker
+// (Restart).
 //
 // The file is input read from disk: Decode checks what it reads and refuses anything
 // the speakers could not run as written. It never holds a secret: peers with a TCP MD5

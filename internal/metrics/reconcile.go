@@ -35,8 +35,11 @@ func init() {
 }
 
 // Instrument wraps r so every reconcile is counted and timed.
-func Instrument(r reconcile.Reconciler) reconcile.Reconciler {
-	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func Instrument(r reconcile.Reconciler) reconcile.Reconciler { return InstrumentTyped(r) }
+
+// InstrumentTyped is Instrument for a controller with a request type of its own.
+func InstrumentTyped[request comparable](r reconcile.TypedReconciler[request]) reconcile.TypedReconciler[request] {
+	return reconcile.TypedFunc[request](func(ctx context.Context, req request) (reconcile.Result, error) {
 		start := time.Now()
 		res, err := r.Reconcile(ctx, req)
 		reconcileDuration.Observe(time.Since(start).Seconds())

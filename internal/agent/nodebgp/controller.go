@@ -1,0 +1,147 @@
+package nodebgp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent/report"
+	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/metrics"
+	"kbgp.io/kbgp/internal/speakers"
+)
+
+// Config is what the node's BGP reconcile reads and whom it tells.
+type Config struct {
+	NodeName  string
+	Namespace string
+	Speakers  *speakers.Set
+	Status    *report.StatusWriter
+	Readiness *report.Readiness
+	Restart   *checkpoint.Restart
+	// Clientset reads the Secrets peer configs name, one watch per name.
+	Clientset kubernetes.Interface
+	Recorder  record.EventRecorder
+	Logger    *slog.Logger
+}
+
+// New registers the node's BGP reconcile with mgr; the watches of the Secrets it reads
+// stop with mgr.
+func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
+	r := &Reconciler{
+		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
+		speakers: c.Speakers, status: c.Status, readiness: c.Readiness, restart: c.Restart, logger: c.Logger,
+		nodes:        &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
+		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
+		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
+		secretEvents: make(chan event.GenericEvent, 1),
+	}
+	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
+		select { // one pending event is enough: it reconciles the whole node
+		case r.secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
+		default:
+		}
+	})
+	stopSecrets := manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.secrets.Stop()
+		return nil
+	})
+	if err := mgr.Add(stopSecrets); err != nil {
+		return nil, err
+	}
+	return r, r.setup(mgr)
+}
+
+// DrainRemaining is how much longer, at now, the node's graceful-shutdown paths must
+// stay out before its sessions may close (0: the node is not being drained).
+func (r *Reconciler) DrainRemaining(now time.Time) time.Duration { return r.drain.remaining(now) }
+
+// request is one unit of the node's work, of one of two kinds. Every configuration
+// kind maps to the whole node, so a burst of them is one full reconcile; a Service or
+// EndpointSlice event maps to its Service, reconciled on its own at the cost of that
+// Service (O(change)).
+type request struct {
+	kind requestKind
+	// service is the Service of a serviceRequest.
+	service types.NamespacedName
+}
+
+type requestKind uint8
+
+const (
+	wholeNode requestKind = iota
+	oneService
+)
+
+// nodeRequest is the request of the whole node.
+var nodeRequest = request{kind: wholeNode}
+
+// serviceRequest is the request of one Service.
+func serviceRequest(key types.NamespacedName) request { return request{kind: oneService, service: key} }
+
+// setup registers the controller. The agent's own Node is watched (field selector on
+// its name) for the changes that alter what it announces — cordon above all, which
+// starts graceful shutdown — and read fresh by nodeGetter after one.
+//
+// One worker: both kinds of request read and write the reconciler's state (exports,
+// exportsStale, the router-ID locks, the Node cache, the VRF check) without a lock, and
+// a Service's apply must not interleave with a full one. The two kinds therefore share
+// one controller and its queue, and it runs one reconcile at a time.
+func (r *Reconciler) setup(mgr ctrl.Manager) error {
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
+	if err != nil {
+		return fmt.Errorf("index EndpointSlices by Service: %w", err)
+	}
+	toNode := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+		return []request{nodeRequest}
+	})
+	toService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+		return []request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
+	})
+	nodeChanged := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+		r.nodeChanged.Store(true)
+		return []request{nodeRequest}
+	})
+	sliceToService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
+			return []request{serviceRequest(svc)}
+		}
+		return nil
+	})
+	return builder.TypedControllerManagedBy[request](mgr).
+		Named("bgpnodeconfig-agent").
+		WithOptions(controller.TypedOptions[request]{MaxConcurrentReconciles: 1}).
+		// The agent's own status writes must not rebuild everything: only spec changes
+		// (a new generation) reconcile. Status is read when reconciling anyway. The
+		// cache holds this node's BGPNodeConfig only.
+		Watches(&kbgpv1.BGPNodeConfig{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
+		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
+		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.TypedChannel(r.secretEvents, toNode)).
+		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
+		Watches(&corev1.Service{}, toService).
+		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
+		Complete(metrics.InstrumentTyped(reconcile.TypedFunc[request](r.reconcile)))
+}

@@ -1,0 +1,146 @@
+package nodebgp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"kbgp.io/kbgp/internal/agent/report"
+	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/intent"
+	"kbgp.io/kbgp/internal/nodeinput"
+	"kbgp.io/kbgp/internal/speakers"
+)
+
+// Reconciler makes this node's speakers match its BGPNodeConfig.
+type Reconciler struct {
+	client    client.Client
+	nodeName  string
+	namespace string
+	speakers  *speakers.Set
+	status    *report.StatusWriter
+	logger    *slog.Logger
+	nodes     *nodeGetter
+	// nodeChanged is set by a watched change of the Node that matters (see
+	// nodeMatters): the next full reconcile reads the Node fresh.
+	nodeChanged atomic.Bool
+	// drain is since when, and for how long, graceful-shutdown paths are out.
+	drain     drainClock
+	routerIDs *routerIDs
+	vrfs      *vrfDevices
+	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
+	// their changes to the node's key.
+	secrets      *secretWatch
+	secretEvents chan event.GenericEvent
+	readiness    *report.Readiness
+	// exports is the per-Service index of the last full build, which Service events
+	// update and diff; exportsStale is set when applying such an update failed. What
+	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
+	// a full build starts from it, so nothing here mirrors it.
+	exports      *intent.ExportIndex
+	exportsStale bool
+	// restart keeps a restore from the checkpoint from overwriting the API server's
+	// state, and records what the speakers run after each apply.
+	restart *checkpoint.Restart
+}
+
+// reconcile handles one Service (see reconcileService) or the whole node.
+func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
+	if req.kind == oneService {
+		return r.reconcileService(ctx, req.service)
+	}
+	return r.reconcileAll(ctx)
+}
+
+// reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
+// missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
+func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
+	in, err := r.fetch(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	r.restart.GoLive()
+	defer r.restart.Trigger()
+	r.readiness.Expect(in.NodeConfig)
+	if in.NodeConfig == nil {
+		r.exports = nil
+		r.status.Update(nil, intent.Result{}, nil, nil)
+		r.status.SetRefused(nil)
+		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
+	}
+	node, err := r.nodes.get(ctx, r.nodeChanged.Swap(false) || r.routerIDs.pending())
+	if err != nil {
+		r.logger.Warn("reading Node; using the last one read", "node", r.nodeName, "error", err)
+	}
+	in.Node = node
+	now := time.Now()
+	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
+	in.RouterIDs = ids(decisions)
+	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
+	// Peers and instances that cannot be built now keep running as they run.
+	in.Previous = r.speakers.Applied()
+	res := intent.Build(in)
+	applyErr := r.speakers.Apply(ctx, res.Desired)
+	if applyErr == nil {
+		r.drain.observe(res.ShutdownWait, now)
+	}
+	// Even after a failed Apply the index is good to build on: the speakers' books say
+	// what did run, ApplyExports skips peers that are not running, and the returned
+	// error retries the whole apply.
+	r.exports, r.exportsStale = res.Exports, false
+	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
+	r.status.SetRefused(res.Exports.Refused())
+	if applyErr != nil {
+		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)
+	}
+	return reconcile.Result{RequeueAfter: r.requeueAfter(node, now)}, nil
+}
+
+// requeueAfter is when the agent reconciles again without being asked: while a router
+// ID waits for the Node (backoff), while a peer's VRF device is missing, or while the
+// Node has no pod CIDRs yet (they are assigned once, some time after the Node
+// registers). The soonest of these wins.
+func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
+	var after time.Duration
+	soonest := func(d time.Duration) {
+		if d > 0 && (after == 0 || d < after) {
+			after = d
+		}
+	}
+	soonest(r.routerIDs.retryAfter(now))
+	soonest(r.vrfs.retryAfter())
+	if node == nil || len(node.Spec.PodCIDRs) == 0 {
+		soonest(nodeCacheTTL)
+	}
+	return after
+}
+
+// fetch reads what intent.Build needs (nodeinput, as `kubectl bgp routes` does): the
+// node config, the referenced peer configs and Secrets, advertisements, Services and
+// EndpointSlices from the cache. The Secrets no peer config names any more stop being
+// read.
+func (r *Reconciler) fetch(ctx context.Context) (intent.Input, error) {
+	nc, err := nodeinput.ReadNodeConfig(ctx, r.client, r.nodeName)
+	if err != nil || nc == nil {
+		return intent.Input{}, err
+	}
+	src := nodeinput.Sources{Reader: r.client, Secret: r.secrets.Secret, Cached: true}
+	cluster, err := nodeinput.ReadCluster(ctx, src)
+	if err != nil {
+		return intent.Input{}, err
+	}
+	in, err := nodeinput.ForNode(ctx, src, cluster, nc)
+	if err != nil {
+		return in, err
+	}
+	r.secrets.Keep(nodeinput.ReferencedSecrets(in.PeerConfigs))
+	return in, nil
+}

@@ -1,0 +1,64 @@
+package nodebgp
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"kbgp.io/kbgp/internal/intent"
+)
+
+// endpointSliceServiceIndex indexes EndpointSlices by their Service (namespace/name),
+// so a Service event reads its own slices, not every slice of its namespace.
+const endpointSliceServiceIndex = "kbgp.io/service"
+
+func indexEndpointSliceService(o client.Object) []string {
+	if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
+		return []string{svc.String()}
+	}
+	return nil
+}
+
+// reconcileService is the hot path of a Service or EndpointSlice event: that one
+// Service's prefixes are recomputed and only the difference reaches the speakers.
+// Without an index from a full build (none yet, or the last incremental apply failed)
+// it falls back to the full reconcile, which also covers this Service.
+func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedName) (reconcile.Result, error) {
+	if r.exports == nil || r.exportsStale {
+		return r.reconcileAll(ctx)
+	}
+	svc := &corev1.Service{}
+	if err := r.client.Get(ctx, key, svc); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("get Service %s: %w", key, err)
+		}
+		svc = nil
+	}
+	slices := &discoveryv1.EndpointSliceList{}
+	if err := r.client.List(ctx, slices, client.InNamespace(key.Namespace),
+		client.MatchingFields{endpointSliceServiceIndex: key.String()}); err != nil {
+		return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
+	}
+	refusedBefore := r.exports.RefusedOf(key)
+	changes := r.exports.SetService(key, svc, slices.Items)
+	if refused := r.exports.RefusedOf(key); refused != refusedBefore {
+		r.status.SetRefusedOf(key.String(), refused)
+	}
+	if len(changes) == 0 {
+		return reconcile.Result{}, nil
+	}
+	defer r.restart.Trigger()
+	if err := r.speakers.ApplyExports(ctx, changes); err != nil {
+		// The index is ahead of the speakers now; the retry rebuilds everything.
+		r.exportsStale = true
+		return reconcile.Result{}, fmt.Errorf("apply the exports of Service %s: %w", key, err)
+	}
+	r.status.Trigger()
+	return reconcile.Result{}, nil
+}
