@@ -24,6 +24,17 @@ var purePackages = []string{
 	"internal/sanitize", "internal/speakers", "internal/status",
 }
 
+// pluginPackages are the module's packages the kubectl plugin may link: the API, the
+// scheme and lease names it shares with the agent (contract), the converter it runs
+// for `kubectl bgp convert`, the text sanitiser, and itself. The computed view of
+// `kubectl bgp routes` and `explain` re-runs the operator's and the agent's pure
+// decisions (render, routerid, nodeinput, intent, bgp) until the agent answers for
+// itself (issue 37); nothing else of the agent or the operator is linked.
+var pluginPackages = []string{
+	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize",
+	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/bgp",
+}
+
 // The boundaries, as import path prefixes.
 const (
 	gobgp             = "github.com/osrg/gobgp"
@@ -76,6 +87,9 @@ func check(pkgs []pkg) []string {
 		if bad := matching(p.Deps, crManager, gobgp); len(bad) > 0 {
 			add("%s depends on %s: the kubectl plugin links neither the controller manager nor GoBGP", p.ImportPath, summary(bad))
 		}
+		if bad := outside(matching(p.Deps, module), pluginPackages); len(bad) > 0 {
+			add("%s depends on %s: the kubectl plugin links only the API, its client libraries and the packages of pluginPackages", p.ImportPath, summary(bad))
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -85,6 +99,13 @@ func check(pkgs []pkg) []string {
 func matching(paths []string, prefixes ...string) []string {
 	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
 		return !slices.ContainsFunc(prefixes, func(prefix string) bool { return under(p, prefix) })
+	})
+}
+
+// outside are the module paths not under any of the module-relative dirs.
+func outside(paths, dirs []string) []string {
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return under(p, module+"/"+d) })
 	})
 }
 

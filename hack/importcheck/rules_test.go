@@ -63,6 +63,10 @@ func TestCheck(t *testing.T) {
 			"kbgp.io/kbgp/internal/operator depends on kbgp.io/kbgp/internal/agent"},
 		{"plugin on the manager", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, crManager) }),
 			"kbgp.io/kbgp/cmd/kubectl-bgp depends on sigs.k8s.io/controller-runtime/pkg/manager"},
+		{"plugin on the agent's speakers", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/speakers") }),
+			"kbgp.io/kbgp/cmd/kubectl-bgp depends on kbgp.io/kbgp/internal/speakers: the kubectl plugin links only"},
+		{"plugin on the status builder", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/status", module+"/api/v1alpha1") }),
+			"kbgp.io/kbgp/cmd/kubectl-bgp depends on kbgp.io/kbgp/internal/status: the kubectl plugin links only"},
 		{"plugin on GoBGP", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, gobgp+"/v4/pkg/packet/bgp") }),
 			"kbgp.io/kbgp/cmd/kubectl-bgp depends on github.com/osrg/gobgp/v4/pkg/packet/bgp"},
 	} {

@@ -62,7 +62,7 @@ func (r *AgentLivenessReconciler) Reconcile(ctx context.Context, req reconcile.R
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(fmt.Errorf("mark BGPNodeConfig %s not reporting: %w", node, err))
 	}
-	r.Recorder.Event(nc, corev1.EventTypeWarning, status.ReasonAgentNotReporting, cond.Message)
+	r.Recorder.Event(nc, corev1.EventTypeWarning, kbgpv1.ReasonAgentNotReporting, cond.Message)
 	return reconcile.Result{}, nil
 }
 

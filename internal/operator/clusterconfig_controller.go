@@ -59,7 +59,7 @@ func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.Rou
 	for _, c := range conflicts {
 		for _, node := range c.Nodes {
 			nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: node}}
-			r.Recorder.Event(nc, corev1.EventTypeWarning, render.ConditionRouterIDConflict, c.String())
+			r.Recorder.Event(nc, corev1.EventTypeWarning, kbgpv1.ConditionRouterIDConflict, c.String())
 		}
 	}
 }
@@ -69,7 +69,7 @@ func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.Rou
 func (r *ClusterConfigReconciler) recordHighPoolUsage(ctx context.Context, cc *kbgpv1.BGPClusterConfig, usages []render.PoolUsage) {
 	for _, u := range usages {
 		log.FromContext(ctx).Info("router-ID pool more than half used", "clusterConfig", cc.Name, "detail", u.String())
-		r.Recorder.Event(cc, corev1.EventTypeWarning, render.ConditionRouterIDPoolUsageHigh, u.String())
+		r.Recorder.Event(cc, corev1.EventTypeWarning, kbgpv1.ConditionRouterIDPoolUsageHigh, u.String())
 	}
 }
 

@@ -185,8 +185,8 @@ func TestPeeringPolicyKeepsItsObjects(t *testing.T) {
 	createObject(t, user)
 	nodeConfigFrom(t, "bgpp-keep-1", "bgpp-keep-user")
 	c := policyCondition(t, p.Name, "Ready", metav1.ConditionFalse)
-	if r := meta.FindStatusCondition(c.Conditions, "Ready"); r.Reason != operator.ReasonOverriddenByClusterConfig {
-		t.Errorf("policy Ready reason %q (%s), want %s", r.Reason, r.Message, operator.ReasonOverriddenByClusterConfig)
+	if r := meta.FindStatusCondition(c.Conditions, "Ready"); r.Reason != kbgpv1.ReasonOverriddenByClusterConfig {
+		t.Errorf("policy Ready reason %q (%s), want %s", r.Reason, r.Message, kbgpv1.ReasonOverriddenByClusterConfig)
 	}
 	conditionOf(t, "bgpp-keep-user", "OverridesPeeringPolicy", metav1.ConditionTrue)
 	deleteObject(t, user)
@@ -213,8 +213,8 @@ func TestPeeringPolicyLeavesOthersObjectsAlone(t *testing.T) {
 	}}
 	createObject(t, p)
 	st := policyCondition(t, p.Name, "Translated", metav1.ConditionFalse)
-	if c := meta.FindStatusCondition(st.Conditions, "Translated"); c.Reason != operator.ReasonNameTaken {
-		t.Errorf("Translated reason %q (%s), want %s", c.Reason, c.Message, operator.ReasonNameTaken)
+	if c := meta.FindStatusCondition(st.Conditions, "Translated"); c.Reason != kbgpv1.ReasonNameTaken {
+		t.Errorf("Translated reason %q (%s), want %s", c.Reason, c.Message, kbgpv1.ReasonNameTaken)
 	}
 	got := &kbgpv1.BGPAdvertisement{}
 	waitFor(t, mine.Name, got)
