@@ -44,7 +44,7 @@ test: lint verify ## Everything that must pass: deps, lint, generated code, all 
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" GO=$(GO) hack/go-test.sh
 
 .PHONY: bench
-bench: ## Slow benchmarks against the anchors of performance.md (not in CI).
+bench: ## Slow benchmarks against the goals of docs/design/README.md (not in CI).
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -tags bench -count=1 -v -timeout 60m ./bench/
 
 .PHONY: lab

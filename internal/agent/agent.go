@@ -54,7 +54,7 @@ type Options struct {
 	Routers       bgp.RouterFactory
 	Logger        *slog.Logger
 	// StatusInterval is the least time between two status writes (default 5 s: at most
-	// 0.2 writes/s per node while sessions change, performance.md B6).
+	// 0.2 writes/s per node while sessions change, docs/design/README.md B6).
 	StatusInterval time.Duration
 	// StateDir keeps node-local state across agent restarts (the graceful-restart
 	// marker, the checkpoint of the applied state); empty: none, every start is a

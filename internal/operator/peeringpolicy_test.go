@@ -18,7 +18,7 @@ import (
 	"kbgp.io/kbgp/internal/operator"
 )
 
-// documentPolicy is the example policy of source document 001 ("Backward
+// documentPolicy is the example policy of docs/migration.md ("Backward
 // Compatibility"), in kbgp's group, as a user would apply it.
 const documentPolicy = `
 apiVersion: kbgp.io/v1alpha1
@@ -46,7 +46,7 @@ spec:
 
 // The objects the document says the policy becomes, in kbgp's kinds: its
 // CiliumBGPAdvertisement, CiliumBGPPeerConfig and CiliumBGPNodeConfig, with the
-// names api.md fixes (":" written "-") and both families by default.
+// names the API fixes (":" written "-") and both families by default.
 const (
 	documentAdvertisement = `
 advertisements:

@@ -18,8 +18,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// documentPolicy is the example of source document 001's backward-compatibility
-// section, as api.md writes it for kbgp (families left to their default: both).
+// documentPolicy is the example policy of docs/migration.md, as kbgp writes it
+// (families left to their default: both).
 func documentPolicy() *kbgpv1.BGPPeeringPolicy {
 	return &kbgpv1.BGPPeeringPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "01-bgp-peering-policy"},
@@ -82,7 +82,7 @@ func TestTranslateGolden(t *testing.T) {
 }
 
 // TestTranslateDocument checks the document's example field by field against what
-// source document 001 says it becomes.
+// docs/migration.md says it becomes.
 func TestTranslateDocument(t *testing.T) {
 	g, err := Translate(documentPolicy())
 	if err != nil {
