@@ -16,7 +16,7 @@ go=${GO:-go}
 speaker_pkgs=()
 race_pkgs=()
 for pkg in $($go list ./...); do
-	if $go list -test -deps "$pkg" | grep -qx 'kbgp.io/kbgp/internal/bgp/gobgp/gobgptest'; then
+	if $go list -test -deps "$pkg" | grep -qx 'kbgp.io/kbgp/internal/testing/gobgptest'; then
 		speaker_pkgs+=("$pkg")
 	else
 		race_pkgs+=("$pkg")

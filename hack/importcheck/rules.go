@@ -35,6 +35,18 @@ var pluginPackages = []string{
 	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/bgp",
 }
 
+// productBinaries are what ships: the image's kbgp (operator, agent, and the CNI
+// plugin the runtime executes for every pod) and the kubectl plugin.
+var productBinaries = []string{"cmd/kbgp", "cmd/kubectl-bgp"}
+
+// testTooling are the module's packages for the lab and the tests. No product binary
+// links them, and envtest neither.
+var testTooling = []string{"internal/testing", "internal/lab", "internal/controlplane", "internal/frr", "test"}
+
+// testToolingUsers may import internal/testing outside their tests: the tooling itself,
+// the lab binary, the test packages and the benchmarks.
+var testToolingUsers = []string{"internal/testing", "internal/lab", "cmd/kbgp-lab", "test", "bench"}
+
 // The boundaries, as import path prefixes.
 const (
 	gobgp             = "github.com/osrg/gobgp"
@@ -42,6 +54,7 @@ const (
 	clientGo          = "k8s.io/client-go"
 	controllerRuntime = "sigs.k8s.io/controller-runtime"
 	crManager         = "sigs.k8s.io/controller-runtime/pkg/manager"
+	envtest           = "sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // check returns one line per boundary a package crosses, sorted.
@@ -53,10 +66,17 @@ func check(pkgs []pkg) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	for _, p := range pkgs {
-		if !under(p.ImportPath, module+"/internal/bgp/gobgp") && p.ImportPath != module+"/bench" {
+		if len(outside([]string{p.ImportPath}, []string{"internal/bgp/gobgp", "internal/testing", "bench"})) > 0 {
 			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 				if under(imp, gobgp) {
-					add("%s imports %s: only internal/bgp/gobgp (and bench) may import GoBGP", p.ImportPath, imp)
+					add("%s imports %s: only internal/bgp/gobgp (and internal/testing, bench) may import GoBGP", p.ImportPath, imp)
+				}
+			}
+		}
+		if len(outside([]string{p.ImportPath}, testToolingUsers)) > 0 {
+			for _, imp := range p.Imports {
+				if under(imp, module+"/internal/testing") {
+					add("%s imports %s: production code does not import test tooling", p.ImportPath, imp)
 				}
 			}
 		}
@@ -81,6 +101,20 @@ func check(pkgs []pkg) []string {
 	for _, pair := range [][2]string{{"internal/agent", "internal/operator"}, {"internal/operator", "internal/agent"}} {
 		if p, ok := byPath[module+"/"+pair[0]]; ok && slices.Contains(p.Deps, module+"/"+pair[1]) {
 			add("%s depends on %s/%s: the agent and the operator share only internal/contract", p.ImportPath, module, pair[1])
+		}
+	}
+	for _, rel := range productBinaries {
+		p, ok := byPath[module+"/"+rel]
+		if !ok {
+			add("%s/%s: listed as a product binary but not found (update productBinaries)", module, rel)
+			continue
+		}
+		bad := matching(p.Deps, envtest)
+		for _, dir := range testTooling {
+			bad = append(bad, matching(p.Deps, module+"/"+dir)...)
+		}
+		if len(bad) > 0 {
+			add("%s depends on %s: a product binary links no test tooling (the lab is cmd/kbgp-lab)", p.ImportPath, summary(bad))
 		}
 	}
 	if p, ok := byPath[module+"/cmd/kubectl-bgp"]; ok {

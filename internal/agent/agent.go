@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.HealthProbeAddress,
 		PprofBindAddress:       o.PprofAddress,
-		// Several agents share one process in `kbgp lab` and in tests; each has its
+		// Several agents share one process in `kbgp-lab` and in tests; each has its
 		// own manager and reconciler.
 		// The controller waits for its caches as long as the API server stays away: the
 		// speakers run from the checkpoint meanwhile, and exiting would only stop them.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +43,7 @@ func documentPolicy() *kbgpv1.BGPPeeringPolicy {
 }
 
 // TestTranslateGolden renders whole policies into YAML files, so a reviewer sees
-// exactly what the operator writes. Regenerate with -update.
+// exactly what the operator writes. Regenerate with KBGP_UPDATE_GOLDEN=1.
 func TestTranslateGolden(t *testing.T) {
 	services := documentPolicy()
 	services.Name = "edge"
