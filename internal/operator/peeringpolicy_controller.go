@@ -11,11 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/peeringpolicy"
 )
 
@@ -214,4 +218,17 @@ func (r *PeeringPolicyReconciler) ready(ctx context.Context, p *kbgpv1.BGPPeerin
 		c.Reason = kbgpv1.ReasonOverriddenByClusterConfig
 	}
 	return c, nil
+}
+
+// SetupWithManager registers the peering policy controller. Any change to a generated
+// object requeues its policy: an edit to put back, or the cluster config's conditions
+// that Ready mirrors.
+func (r *PeeringPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("peeringpolicy").
+		For(&kbgpv1.BGPPeeringPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&kbgpv1.BGPClusterConfig{}).
+		Owns(&kbgpv1.BGPPeerConfig{}).
+		Owns(&kbgpv1.BGPAdvertisement{}).
+		Complete(metrics.Instrument(r))
 }
