@@ -16,11 +16,11 @@ COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 # -buildvcs=false: .git is not in the build context (.dockerignore); VERSION names
-# the build instead (kbgp version). -tags nolab: no `kbgp lab` in the image, so the
-# binary links no envtest, whose init panics on a read-only root filesystem.
+# the build instead (kbgp version). The lab is cmd/kbgp-lab, not in the image: kbgp
+# links no envtest, whose init panics on a read-only root filesystem.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -buildvcs=false -tags nolab -ldflags "-s -w -X main.version=${VERSION}" -o /out/kbgp ./cmd/kbgp
+    go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION}" -o /out/kbgp ./cmd/kbgp
 
 # No shell, no package manager, CA certificates and /etc/passwd only. The image's
 # user is nonroot (65532); the agent's DaemonSet runs it as UID 0 with every

@@ -9,9 +9,10 @@ BIN            := bin
 all: build
 
 .PHONY: build
-build: ## Build the kbgp binary into bin/.
+build: ## Build kbgp, kubectl-bgp and kbgp-lab into bin/.
 	$(GO) build -o $(BIN)/kbgp ./cmd/kbgp
 	$(GO) build -o $(BIN)/kubectl-bgp ./cmd/kubectl-bgp
+	$(GO) build -o $(BIN)/kbgp-lab ./cmd/kbgp-lab
 
 .PHONY: generate
 generate: ## Generate deepcopy code for the API types.
@@ -45,12 +46,12 @@ test: lint verify ## Everything that must pass: deps, lint, generated code, all 
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" GO=$(GO) hack/go-test.sh
 
 .PHONY: bench
-bench: ## Slow benchmarks against the anchors of performance.md (not in CI).
+bench: ## Slow benchmarks against the goals of docs/design/README.md (not in CI).
 	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh)" $(GO) test -tags bench -count=1 -v -timeout 60m ./bench/
 
 .PHONY: lab
-lab: build ## Run the whole system on this machine (kbgp lab); Ctrl-C stops it.
-	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh --lab)" $(BIN)/kbgp lab
+lab: build ## Run the whole system on this machine (kbgp-lab); Ctrl-C stops it.
+	KUBEBUILDER_ASSETS="$$(hack/test-deps.sh --lab)" $(BIN)/kbgp-lab
 
 .PHONY: cluster
 cluster: ## A real 3-node cluster with kbgp from config/cluster-lab (root); Ctrl-C removes it.

@@ -15,7 +15,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	kbgpgobgp "kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestB4Speaker measures, inside one process, what B4 and B1m ask of the speaker
@@ -33,10 +33,10 @@ func TestB4Speaker(t *testing.T) {
 	n := benchRoutes()
 	local, remote := netip.MustParseAddr("127.0.0.61"), netip.MustParseAddr("127.0.0.62")
 	up := gobgptest.Start(t, remote, 65010)
-	arrivals := make(chan kbgpgobgp.Arrival, 1<<16)
+	arrivals := make(chan gobgptest.Arrival, 1<<16)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := up.Upstream.WatchArrivals(ctx, func(a kbgpgobgp.Arrival) { arrivals <- a }); err != nil {
+	if err := up.Upstream.WatchArrivals(ctx, func(a gobgptest.Arrival) { arrivals <- a }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -75,7 +75,7 @@ func TestB4Speaker(t *testing.T) {
 			up.Reset(t, local)
 		}
 		if pass == 0 {
-			up.AddNeighbor(t, local, 65001, kbgpgobgp.WithGracefulRestart(120*time.Second))
+			up.AddNeighbor(t, local, 65001, gobgptest.WithGracefulRestart(120*time.Second))
 		}
 		f, a, cpu := timeSession(t, arrivals, local, n)
 		t.Logf("pass %d: Established → first UPDATE %s, → all %d prefixes %s, process CPU %s", pass, ms(f), n, ms(a), ms(cpu))
@@ -93,7 +93,7 @@ func TestB4Speaker(t *testing.T) {
 
 // timeSession waits for the next Established from local and then for n prefixes from
 // it, and returns both times after Established and the process CPU spent meanwhile.
-func timeSession(t *testing.T, arrivals <-chan kbgpgobgp.Arrival, local netip.Addr, n int) (first, all, cpu time.Duration) {
+func timeSession(t *testing.T, arrivals <-chan gobgptest.Arrival, local netip.Addr, n int) (first, all, cpu time.Duration) {
 	t.Helper()
 	var est time.Time
 	var cpu0 time.Duration

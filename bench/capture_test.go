@@ -17,7 +17,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
-	kbgpgobgp "kbgp.io/kbgp/internal/bgp/gobgp"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
@@ -81,7 +81,7 @@ func (c *capture) stop(t *testing.T, speaker netip.Addr) wireTimes {
 	from, to := best.half(speaker, true), best.half(speaker, false)
 	var w wireTimes
 	for _, m := range to.messages(t) {
-		if m.Type == kbgpgobgp.WireKeepalive {
+		if m.Type == gobgptest.WireKeepalive {
 			w.established = m.at
 			break
 		}
@@ -119,7 +119,7 @@ func (c *capture) announced(t *testing.T, speaker netip.Addr) map[netip.Prefix]t
 			if !m.Announces() {
 				continue
 			}
-			ps, err := kbgpgobgp.UpdatePrefixes(m.raw)
+			ps, err := gobgptest.UpdatePrefixes(m.raw)
 			if err != nil {
 				t.Logf("capture: UPDATE at byte %d: %v", m.Offset, err)
 			}
@@ -185,7 +185,7 @@ func (h *tcpHalf) size() int {
 // timedMessage is a BGP message, its bytes and the capture time of the segment it
 // starts in.
 type timedMessage struct {
-	kbgpgobgp.WireMessage
+	gobgptest.WireMessage
 	raw []byte
 	at  time.Time
 }
@@ -204,7 +204,7 @@ func (h *tcpHalf) messages(t *testing.T) []timedMessage {
 		starts = append(starts, segment{offset: uint32(len(stream)), at: s.at})
 		stream = append(stream, s.payload[len(stream)-int(s.offset):]...)
 	}
-	msgs, err := kbgpgobgp.SplitMessages(stream)
+	msgs, err := gobgptest.SplitMessages(stream)
 	if err != nil {
 		t.Logf("capture: %v (kept the %d messages before it)", err, len(msgs))
 	}

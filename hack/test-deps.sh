@@ -8,7 +8,7 @@
 #
 # Usage: hack/test-deps.sh            # everything, last line of stdout = assets dir
 #        hack/test-deps.sh --no-apt   # only the envtest assets
-#        hack/test-deps.sh --lab      # what `kbgp lab` needs: etcd-server and kube-apiserver
+#        hack/test-deps.sh --lab      # what `kbgp-lab` needs: etcd-server and kube-apiserver
 #        hack/test-deps.sh --cluster  # what `make cluster` needs (the same as make test)
 set -euo pipefail
 
@@ -175,7 +175,7 @@ main() {
 	--no-apt) ;;
 	--cluster) install_packages ;;
 	--lab)
-		# kbgp lab runs only the API server (envtest) and etcd.
+		# kbgp-lab runs only the API server (envtest) and etcd.
 		APT_PACKAGES=(etcd-server)
 		binaries=(kube-apiserver)
 		install_packages

@@ -10,7 +10,7 @@ const PeeringPolicyLabel = "kbgp.io/peering-policy"
 // BGPPeeringPolicy; the generated peer configs select it by this label.
 const AdvertLabel = "kbgp.io/advert"
 
-// BGPPeeringPolicySpec is the single-object configuration of source document 001 (the
+// BGPPeeringPolicySpec is the single-object configuration (the
 // CiliumBGPPeeringPolicy shape): the operator translates it into a BGPClusterConfig,
 // BGPPeerConfigs and BGPAdvertisements.
 type BGPPeeringPolicySpec struct {
@@ -57,7 +57,7 @@ type BGPVirtualRouter struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.keepAliveTimeSeconds) || !has(self.holdTimeSeconds) || self.keepAliveTimeSeconds <= self.holdTimeSeconds",message="keepAliveTimeSeconds must be less than or equal to holdTimeSeconds"
 type BGPNeighbor struct {
 	// PeerAddress is the neighbour's IPv4 or IPv6 address, also accepted as IP/32 or
-	// IP/128 as source document 001 writes it.
+	// IP/128 as CiliumBGPPeeringPolicy writes it.
 	// +kubebuilder:validation:MaxLength=50
 	// +kubebuilder:validation:XValidation:rule="isIP(self) || (isCIDR(self) && ((cidr(self).ip().family() == 4 && cidr(self).prefixLength() == 32) || (cidr(self).ip().family() == 6 && cidr(self).prefixLength() == 128)))",message="peerAddress must be an IP address, or IP/32 (IPv4) or IP/128 (IPv6)"
 	PeerAddress string `json:"peerAddress"`
@@ -157,8 +157,7 @@ type GeneratedObject struct {
 	Name string `json:"name"`
 }
 
-// BGPPeeringPolicy is the single-object peering policy of source document 001, for
-// simple clusters and users coming from CiliumBGPPeeringPolicy. The operator generates
+// BGPPeeringPolicy is the single-object peering policy, for simple clusters and users coming from CiliumBGPPeeringPolicy. The operator generates
 // the split objects from it and keeps them as the policy says.
 //
 // +kubebuilder:object:root=true

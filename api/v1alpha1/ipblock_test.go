@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestIPBlockBounds(t *testing.T) {
+func TestIPBlockRange(t *testing.T) {
 	for _, tc := range []struct {
 		block       IPBlock
 		first, last string
@@ -23,15 +23,27 @@ func TestIPBlockBounds(t *testing.T) {
 		{block: IPBlock{Start: "nonsense", Stop: "198.51.100.1"}, err: true},
 		{block: IPBlock{CIDR: "198.51.100.0/33"}, err: true},
 	} {
-		first, last, err := tc.block.Bounds()
+		r, err := tc.block.Range()
 		if tc.err {
 			if err == nil {
-				t.Errorf("%+v: bounds %s-%s, want an error", tc.block, first, last)
+				t.Errorf("%+v: range %s-%s, want an error", tc.block, r.First, r.Last)
 			}
 			continue
 		}
-		if err != nil || first != netip.MustParseAddr(tc.first) || last != netip.MustParseAddr(tc.last) {
-			t.Errorf("%+v: got %s-%s, %v; want %s-%s", tc.block, first, last, err, tc.first, tc.last)
+		if err != nil || r.First != netip.MustParseAddr(tc.first) || r.Last != netip.MustParseAddr(tc.last) {
+			t.Errorf("%+v: got %s-%s, %v; want %s-%s", tc.block, r.First, r.Last, err, tc.first, tc.last)
+		}
+	}
+}
+
+func TestAddressRangeContains(t *testing.T) {
+	r := AddressRange{First: netip.MustParseAddr("198.51.100.10"), Last: netip.MustParseAddr("198.51.100.20")}
+	for addr, want := range map[string]bool{
+		"198.51.100.10": true, "198.51.100.20": true, "198.51.100.15": true,
+		"198.51.100.9": false, "198.51.100.21": false, "::ffff:198.51.100.15": false, "2001:db8::1": false,
+	} {
+		if got := r.Contains(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Contains(%s) = %v, want %v", addr, got, want)
 		}
 	}
 }

@@ -16,15 +16,6 @@ const (
 	SharingKeyAnnotation = "kbgp.io/sharing-key"
 )
 
-// LoadBalancerIPPool conditions.
-const (
-	// PoolExhausted is True when a Service waits for an address the pool could give but
-	// has none left.
-	PoolExhausted = "Exhausted"
-	// PoolOverlapping is True when one of the pool's addresses also lies in another pool.
-	PoolOverlapping = "Overlapping"
-)
-
 // LoadBalancerIPPoolSpec says which addresses the pool hands out and to which Services.
 type LoadBalancerIPPoolSpec struct {
 	// Blocks are the pool's addresses, IPv4 and IPv6 mixed as needed.

@@ -23,7 +23,7 @@ const (
 // looks for Secrets and the operator keeps its leader-election Lease.
 const defaultNamespace = "kbgp-system"
 
-// errNodeNameUnset is the fail-fast message of source document 000.
+// errNodeNameUnset is the fail-fast message of docs/design/README.md ("Router ID").
 var errNodeNameUnset = errors.New("NODE_NAME environment variable not set - required for dynamic router ID resolution")
 
 // agentOptions are the flags of `kbgp agent`.

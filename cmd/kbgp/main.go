@@ -1,7 +1,8 @@
-// Command kbgp is kbgp's single binary: the operator, the per-node agent, the
-// embedded lab and the version, as subcommands. The image's binary is built with
-// -tags nolab (Dockerfile): it leaves the lab out, and with it envtest, whose
-// package init writes a cache directory that a read-only root filesystem refuses.
+// Command kbgp is kbgp's single binary: the operator, the per-node agent, the CNI
+// configuration installer and the version, as subcommands, and the kbgp-cni plugin
+// under that name. It links no test tooling (hack/importcheck): the lab is
+// cmd/kbgp-lab, so no envtest, whose package init writes a cache directory that a
+// read-only root filesystem refuses, reaches the image.
 package main
 
 import (
@@ -35,6 +36,5 @@ for it and reports what it is doing in that object's status.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newVersionCommand())
-	root.AddCommand(labCommands()...)
 	return root
 }

@@ -25,7 +25,7 @@ func TestHelpNamesEverySubcommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sub := range []string{"operator", "agent", "lab", "version"} {
+	for _, sub := range []string{"operator", "agent", "install-cni", "version"} {
 		if !strings.Contains(out, "\n  "+sub+" ") {
 			t.Errorf("--help does not list %q:\n%s", sub, out)
 		}
@@ -36,7 +36,6 @@ func TestFlagsOfTheContract(t *testing.T) {
 	for sub, flags := range map[string][]string{
 		"operator": {"--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--leader-elect"},
 		"agent":    {"--kubeconfig", "--node-name", "--namespace", "--metrics-bind-address", "--health-probe-bind-address", "--pprof-bind-address"},
-		"lab":      {"--once", "--router", "--timeout", "--dir"},
 	} {
 		out, err := run(t, sub, "--help")
 		if err != nil {

@@ -1,5 +1,5 @@
 // Package crd embeds kbgp's generated CustomResourceDefinitions, so the kbgp binary can
-// install them (`kbgp lab`) without the repository next to it.
+// install them (`kbgp-lab`) without the repository next to it.
 package crd
 
 import (

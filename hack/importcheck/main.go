@@ -1,7 +1,7 @@
 // Command importcheck fails when a package of the module crosses one of the import
 // boundaries of docs/development.md: GoBGP only in internal/bgp/gobgp (and bench), api/
 // only on apimachinery, the pure packages without a Kubernetes client, the agent and
-// the operator apart, and a kubectl plugin without the controller stack. `make lint`
+// the operator apart, and a kubectl plugin without the controller stack or the agent's internals. `make lint`
 // runs it.
 package main
 

@@ -40,6 +40,29 @@ var apart = []struct {
 		"the pod network runs without any BGP configuration: it is wired beside the agent, not on it"},
 }
 
+// pluginPackages are the module's packages the kubectl plugin may link: the API, the
+// scheme and lease names it shares with the agent (contract), the converter it runs
+// for `kubectl bgp convert`, the text sanitiser, and itself. The computed view of
+// `kubectl bgp routes` and `explain` re-runs the operator's and the agent's pure
+// decisions (render, routerid, nodeinput, intent, bgp) until the agent answers for
+// itself (issue 37); nothing else of the agent or the operator is linked.
+var pluginPackages = []string{
+	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize",
+	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/bgp",
+}
+
+// productBinaries are what ships: the image's kbgp (operator, agent, and the CNI
+// plugin the runtime executes for every pod) and the kubectl plugin.
+var productBinaries = []string{"cmd/kbgp", "cmd/kubectl-bgp"}
+
+// testTooling are the module's packages for the lab and the tests. No product binary
+// links them, and envtest neither.
+var testTooling = []string{"internal/testing", "internal/lab", "internal/controlplane", "internal/frr", "test"}
+
+// testToolingUsers may import internal/testing outside their tests: the tooling itself,
+// the lab binary, the test packages and the benchmarks.
+var testToolingUsers = []string{"internal/testing", "internal/lab", "cmd/kbgp-lab", "test", "bench"}
+
 // The boundaries, as import path prefixes.
 const (
 	gobgp             = "github.com/osrg/gobgp"
@@ -47,6 +70,7 @@ const (
 	clientGo          = "k8s.io/client-go"
 	controllerRuntime = "sigs.k8s.io/controller-runtime"
 	crManager         = "sigs.k8s.io/controller-runtime/pkg/manager"
+	envtest           = "sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // check returns one line per boundary a package crosses, sorted.
@@ -58,10 +82,17 @@ func check(pkgs []pkg) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	for _, p := range pkgs {
-		if !under(p.ImportPath, module+"/internal/bgp/gobgp") && p.ImportPath != module+"/bench" {
+		if len(outside([]string{p.ImportPath}, []string{"internal/bgp/gobgp", "internal/testing", "bench"})) > 0 {
 			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 				if under(imp, gobgp) {
-					add("%s imports %s: only internal/bgp/gobgp (and bench) may import GoBGP", p.ImportPath, imp)
+					add("%s imports %s: only internal/bgp/gobgp (and internal/testing, bench) may import GoBGP", p.ImportPath, imp)
+				}
+			}
+		}
+		if len(outside([]string{p.ImportPath}, testToolingUsers)) > 0 {
+			for _, imp := range p.Imports {
+				if under(imp, module+"/internal/testing") {
+					add("%s imports %s: production code does not import test tooling", p.ImportPath, imp)
 				}
 			}
 		}
@@ -95,9 +126,26 @@ func check(pkgs []pkg) []string {
 			}
 		}
 	}
+	for _, rel := range productBinaries {
+		p, ok := byPath[module+"/"+rel]
+		if !ok {
+			add("%s/%s: listed as a product binary but not found (update productBinaries)", module, rel)
+			continue
+		}
+		bad := matching(p.Deps, envtest)
+		for _, dir := range testTooling {
+			bad = append(bad, matching(p.Deps, module+"/"+dir)...)
+		}
+		if len(bad) > 0 {
+			add("%s depends on %s: a product binary links no test tooling (the lab is cmd/kbgp-lab)", p.ImportPath, summary(bad))
+		}
+	}
 	if p, ok := byPath[module+"/cmd/kubectl-bgp"]; ok {
 		if bad := matching(p.Deps, crManager, gobgp); len(bad) > 0 {
 			add("%s depends on %s: the kubectl plugin links neither the controller manager nor GoBGP", p.ImportPath, summary(bad))
+		}
+		if bad := outside(matching(p.Deps, module), pluginPackages); len(bad) > 0 {
+			add("%s depends on %s: the kubectl plugin links only the API, its client libraries and the packages of pluginPackages", p.ImportPath, summary(bad))
 		}
 	}
 	slices.Sort(out)
@@ -108,6 +156,13 @@ func check(pkgs []pkg) []string {
 func matching(paths []string, prefixes ...string) []string {
 	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
 		return !slices.ContainsFunc(prefixes, func(prefix string) bool { return under(p, prefix) })
+	})
+}
+
+// outside are the module paths not under any of the module-relative dirs.
+func outside(paths, dirs []string) []string {
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return under(p, module+"/"+d) })
 	})
 }
 

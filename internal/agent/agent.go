@@ -54,7 +54,7 @@ type Options struct {
 	Routers       bgp.RouterFactory
 	Logger        *slog.Logger
 	// StatusInterval is the least time between two status writes (default 5 s: at most
-	// 0.2 writes/s per node while sessions change, performance.md B6).
+	// 0.2 writes/s per node while sessions change, docs/design/README.md B6).
 	StatusInterval time.Duration
 	// StateDir keeps node-local state across agent restarts (the graceful-restart
 	// marker, the checkpoint of the applied state); empty: none, every start is a
@@ -191,7 +191,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager,
 		Metrics:                metricsOptions(o),
 		HealthProbeBindAddress: o.HealthProbeAddress,
 		PprofBindAddress:       o.PprofAddress,
-		// Several agents share one process in `kbgp lab` and in tests; each has its
+		// Several agents share one process in `kbgp-lab` and in tests; each has its
 		// own manager and reconciler.
 		// The controller waits for its caches as long as the API server stays away: the
 		// speakers run from the checkpoint meanwhile, and exiting would only stop them.

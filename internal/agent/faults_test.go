@@ -14,7 +14,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
-	"kbgp.io/kbgp/internal/status"
 )
 
 // TestAgentRecoversFromSpeakerFailures: a speaker call that fails is reported in status
@@ -35,7 +34,7 @@ func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
 	r := speaker(t, routers)
 	eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established and Ready", func() bool {
 		st := getStatus(t, node)
-		ready := meta.FindStatusCondition(st.Conditions, status.ConditionReady)
+		ready := meta.FindStatusCondition(st.Conditions, kbgpv1.ConditionReady)
 		return peerState(st, "tor") == kbgpv1.PeeringStateEstablished && ready != nil && ready.Status == metav1.ConditionTrue
 	})
 

@@ -29,7 +29,7 @@ func TestAgentClearsNotReportingAfterRenewal(t *testing.T) {
 	create(t, testNode(node), nodeConfig(node))
 	startAgent(t, server.Config, node)
 	ready := func() *metav1.Condition {
-		return meta.FindStatusCondition(getStatus(t, node).Conditions, status.ConditionReady)
+		return meta.FindStatusCondition(getStatus(t, node).Conditions, kbgpv1.ConditionReady)
 	}
 	eventually(t, 30*time.Second, "Ready=True from the agent", func() bool {
 		c := ready()
@@ -57,12 +57,12 @@ func TestAgentClearsNotReportingAfterRenewal(t *testing.T) {
 	if err := server.Client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner("kbgp-operator-liveness"), client.ForceOwnership); err != nil {
 		t.Fatal(err)
 	}
-	if c := ready(); c == nil || c.Reason != status.ReasonAgentNotReporting {
+	if c := ready(); c == nil || c.Reason != kbgpv1.ReasonAgentNotReporting {
 		t.Fatalf("Ready after the mark = %+v", c)
 	}
 	// The agent renews every 10 s.
 	eventually(t, 30*time.Second, "the agent's own Ready back after a renewal", func() bool {
 		c := ready()
-		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == status.ReasonConfigurationSuccessful
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kbgpv1.ReasonConfigurationSuccessful
 	})
 }

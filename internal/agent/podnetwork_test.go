@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 	"kbgp.io/kbgp/internal/podnet/controller"
@@ -55,7 +56,7 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	create(t, nodeConfig(name))
 	eventually(t, 20*time.Second, "PodNetworkReady in the node's status", func() bool {
 		st := getStatus(t, name)
-		return meta.IsStatusConditionTrue(st.Conditions, controller.ConditionPodNetworkReady) && st.PodNetwork != nil &&
+		return meta.IsStatusConditionTrue(st.Conditions, kbgpv1.ConditionPodNetworkReady) && st.PodNetwork != nil &&
 			len(st.PodNetwork.PodCIDRs) == 2 && st.PodNetwork.CNIConfig == path && st.PodNetwork.Bridge == "cbr0" && st.PodNetwork.MTU == 1400
 	})
 
@@ -70,7 +71,7 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	bad.Spec.PodCIDRs = []string{"10.244.6.1/24"}
 	eventually(t, 10*time.Second, "the Node re-created", func() bool { return server.Client.Create(context.Background(), bad) == nil })
 	eventually(t, 20*time.Second, "PodNetworkReady False for the bad CIDR", func() bool {
-		c := meta.FindStatusCondition(getStatus(t, name).Conditions, controller.ConditionPodNetworkReady)
+		c := meta.FindStatusCondition(getStatus(t, name).Conditions, kbgpv1.ConditionPodNetworkReady)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == "InvalidPodCIDR" && strings.Contains(c.Message, "10.244.6.1/24")
 	})
 	if after, _ := os.ReadFile(path); string(after) != string(before) {

@@ -1,10 +1,10 @@
 // Package cni is kbgp-cni: the kbgp binary acting as a chained CNI plugin that runs
 // after Debian's (or upstream's) bridge, host-local and portmap plugins in the node's
-// conflist (api.md, "Pod network on the node"; source document 003).
+// conflist (docs/pod-network.md).
 //
 // On ADD it reads each family's gateway and pod subnet from the previous plugin's result
 // — never computed from a pod CIDR, never by writing into a net.IP or net.IPNet it was
-// handed (kubenet's old bug, document 003) — ensures kubenet's ebtables dedup rules for
+// handed (kubenet's old bug, docs/design/README.md) — ensures kubenet's ebtables dedup rules for
 // each gateway, records what it saw for the agent in its state directory and returns the
 // previous result unchanged.
 //

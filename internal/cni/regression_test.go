@@ -108,14 +108,14 @@ func TestGatewayComesFromTheResultAndNothingIsMutated(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		fn   gatewaysFunc
-		// documentOldLogic marks the row that runs source document 003's old logic: the
+		// documentOldLogic marks the row that runs kubenet's old logic: the
 		// checks must find problems there, or they could not catch the regression.
 		documentOldLogic bool
 		wantProblems     []string // substrings the old logic's problems must contain
 	}{
 		{name: "kbgp-cni: from the CNI result", fn: fromResult},
 		{
-			name:             "source document 003's old logic (kept to prove the test can fail)",
+			name:             "kubenet's old logic (kept to prove the test can fail)",
 			fn:               documentOldLogic,
 			documentOldLogic: true,
 			wantProblems:     []string{"gateways are not the result's", "shared pod CIDRs were mutated", "second run gives other gateways"},
@@ -135,7 +135,7 @@ func TestGatewayComesFromTheResultAndNothingIsMutated(t *testing.T) {
 					t.Errorf("the checks did not catch the old logic's %q; they found:\n%s", w, all)
 				}
 			}
-			t.Logf("the checks catch source document 003's old logic:\n%s", all)
+			t.Logf("the checks catch kubenet's old logic:\n%s", all)
 		})
 	}
 }

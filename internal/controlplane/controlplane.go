@@ -1,5 +1,5 @@
 // Package controlplane starts a real kube-apiserver and etcd (controller-runtime's
-// envtest) with kbgp's CRDs installed: the Kubernetes of `kbgp lab` and of the tests.
+// envtest) with kbgp's CRDs installed: the Kubernetes of `kbgp-lab` and of the tests.
 //
 // The binaries come from hack/test-deps.sh, which builds them from the Go module proxy
 // (setup-envtest downloads are refused on the development network) into a cache

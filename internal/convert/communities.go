@@ -1,15 +1,13 @@
 package convert
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
-
-// kbgpWellKnown are the well-known communities kbgp takes by name.
-var kbgpWellKnown = []string{"no-export", "no-advertise", "no-export-subconfed", "no-peer", "blackhole", "graceful-shutdown"}
 
 // otherWellKnown are the well-known names Cilium accepts and kbgp does not, with their
 // values (RFC 1997 and the IANA registry): written as standard communities they put
@@ -27,37 +25,38 @@ var otherWellKnown = map[string]string{
 }
 
 // standardCommunity normalises an RFC 1997 community, written "ASN:value" or as one
-// 32-bit decimal (both accepted by Cilium), to kbgp's "ASN:value".
+// 32-bit decimal (both accepted by Cilium, with any leading zeros), to kbgp's
+// "ASN:value".
 func standardCommunity(s string) (string, bool) {
-	if hi, lo, found := strings.Cut(s, ":"); found {
-		a, errA := strconv.ParseUint(hi, 10, 16)
-		b, errB := strconv.ParseUint(lo, 10, 16)
-		if errA != nil || errB != nil {
-			return "", false
-		}
-		return strconv.FormatUint(a, 10) + ":" + strconv.FormatUint(b, 10), true
+	if strings.Contains(s, ":") {
+		v, err := kbgpv1.ParseStandardCommunity(withoutLeadingZeros(s))
+		return string(kbgpv1.StandardCommunityOf(v)), err == nil
 	}
 	v, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
 		return "", false
 	}
-	return strconv.FormatUint(v>>16, 10) + ":" + strconv.FormatUint(v&0xffff, 10), true
+	return string(kbgpv1.StandardCommunityOf(uint32(v))), true
 }
 
-// largeCommunity normalises an RFC 8092 large community "a:b:c".
+// largeCommunity normalises an RFC 8092 large community "a:b:c", leading zeros
+// allowed.
 func largeCommunity(s string) (string, bool) {
+	v, err := kbgpv1.ParseLargeCommunity(withoutLeadingZeros(s))
+	return string(kbgpv1.LargeCommunityOf(v)), err == nil
+}
+
+// withoutLeadingZeros drops the leading zeros of each colon-separated part, which the
+// other projects accept and kbgp's syntax bounds by digit count ("065001:07" is
+// "65001:7").
+func withoutLeadingZeros(s string) string {
 	parts := strings.Split(s, ":")
-	if len(parts) != 3 {
-		return "", false
-	}
 	for i, p := range parts {
-		v, err := strconv.ParseUint(p, 10, 32)
-		if err != nil {
-			return "", false
+		if t := strings.TrimLeft(p, "0"); t != p {
+			parts[i] = cmp.Or(t, "0")
 		}
-		parts[i] = strconv.FormatUint(v, 10)
 	}
-	return strings.Join(parts, ":"), true
+	return strings.Join(parts, ":")
 }
 
 // communitySet collects communities without duplicates (kbgp's lists are sets).
@@ -120,7 +119,7 @@ func ciliumCommunities(n node) *kbgpv1.BGPCommunities {
 		s, ok := item.asStr()
 		switch {
 		case !ok:
-		case slices.Contains(kbgpWellKnown, s):
+		case wellKnown(s):
 			set.wellKnown(s)
 		case otherWellKnown[s] != "":
 			set.standard(otherWellKnown[s]) // the same value, which kbgp has no name for
@@ -129,4 +128,10 @@ func ciliumCommunities(n node) *kbgpv1.BGPCommunities {
 		}
 	}
 	return set.result()
+}
+
+// wellKnown reports whether kbgp has the well-known community name s.
+func wellKnown(s string) bool {
+	_, err := kbgpv1.ParseWellKnownCommunity(s)
+	return err == nil
 }

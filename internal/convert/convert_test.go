@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 )
 
 // TestPublishedExamples converts the examples Cilium and MetalLB publish in their
@@ -16,7 +16,7 @@ import (
 // with unrelated kinds, `kubectl get -o yaml` Lists, anchors and merge keys, rendered
 // templates), and compares the objects and the warnings with golden files
 // (testdata/out), so a reviewer reads exactly what a user gets. Regenerate with
-// -update. test/integration/convert_test.go applies every golden object to a real API
+// KBGP_UPDATE_GOLDEN=1. test/integration/convert_test.go applies every golden object to a real API
 // server.
 func TestPublishedExamples(t *testing.T) {
 	inputs, err := filepath.Glob(filepath.Join("testdata", "in", "*.yaml"))

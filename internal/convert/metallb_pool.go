@@ -4,7 +4,6 @@ import (
 	"net/netip"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // mlbPool is a MetalLB IPAddressPool as the advertisements need it: its labels (for
@@ -77,7 +76,7 @@ func serviceAllocation(sa node) *kbgpv1.LabelSelector {
 		if sel == nil {
 			sel = &kbgpv1.LabelSelector{}
 		}
-		req := kbgpv1.LabelSelectorRequirement{Key: intent.LabelServiceNamespace, Operator: "In"}
+		req := kbgpv1.LabelSelectorRequirement{Key: kbgpv1.LabelServiceNamespace, Operator: "In"}
 		for _, ns := range namespaces {
 			req.Values = append(req.Values, kbgpv1.LabelValue(ns))
 		}

@@ -6,14 +6,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // ciliumServiceLabels are Cilium's pseudo-labels for a Service's name and namespace
 // and kbgp's for the same: a selector on them keeps its meaning under the new key.
 var ciliumServiceLabels = map[string]string{
-	"io.kubernetes.service.name":      intent.LabelServiceName,
-	"io.kubernetes.service.namespace": intent.LabelServiceNamespace,
+	"io.kubernetes.service.name":      kbgpv1.LabelServiceName,
+	"io.kubernetes.service.namespace": kbgpv1.LabelServiceNamespace,
 }
 
 var operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}

@@ -1,5 +1,5 @@
 // Package frr drives a running FRR bgpd through vtysh and decodes its JSON: the one
-// driver `kbgp lab --router=frr` and the end-to-end harness (test/e2e/netlab) share.
+// driver `kbgp-lab --router=frr` and the end-to-end harness (test/e2e/netlab) share.
 // It runs commands and reads tables; starting and stopping bgpd is the caller's.
 package frr
 

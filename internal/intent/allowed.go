@@ -61,9 +61,9 @@ func (a allowedRanges) ownedByNode(addr netip.Addr) bool {
 // addresses: disabling stops new allocations only, and the Services holding them keep
 // them (docs/load-balancer.md).
 type PoolRange struct {
-	First, Last netip.Addr
+	kbgpv1.AddressRange
 	// Serves selects the Services the pool serves (its serviceSelector, matched
-	// against ServiceLabels); nil serves every Service.
+	// against kbgpv1.ServiceLabels); nil serves every Service.
 	Serves labels.Selector
 }
 
@@ -82,8 +82,8 @@ func PoolRanges(pools []kbgpv1.LoadBalancerIPPool) []PoolRange {
 			serves = sel
 		}
 		for _, b := range p.Spec.Blocks {
-			if first, last, err := b.Bounds(); err == nil {
-				out = append(out, PoolRange{First: first, Last: last, Serves: serves})
+			if r, err := b.Range(); err == nil {
+				out = append(out, PoolRange{AddressRange: r, Serves: serves})
 			}
 		}
 	}
@@ -93,8 +93,7 @@ func PoolRanges(pools []kbgpv1.LoadBalancerIPPool) []PoolRange {
 // allowsFor reports whether the block holds a and its pool serves a Service with
 // labels svc.
 func (r PoolRange) allowsFor(a netip.Addr, svc labels.Set) bool {
-	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0 &&
-		(r.Serves == nil || r.Serves.Matches(svc))
+	return r.Contains(a) && (r.Serves == nil || r.Serves.Matches(svc))
 }
 
 // parseRanges parses CIDRs; one that does not parse (the schema prevents it) allows
@@ -118,7 +117,7 @@ func (r *serviceRule) maxAddresses() int {
 }
 
 // allows reports whether an address of kind may be announced for a Service with labels
-// svc (ServiceLabels).
+// svc (kbgpv1.ServiceLabels).
 func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
 	if kind != kbgpv1.ServiceClusterIP && a.ownedByNode(addr) {
 		return false

@@ -20,18 +20,18 @@ func attributes(a *kbgpv1.BGPAttributes, ibgp bool) bgp.PathAttributes {
 	}
 	if c := a.Communities; c != nil {
 		for _, s := range c.Standard {
-			if v, err := ParseStandardCommunity(string(s)); err == nil {
+			if v, err := kbgpv1.ParseStandardCommunity(string(s)); err == nil {
 				out.Communities = append(out.Communities, v)
 			}
 		}
 		for _, s := range c.WellKnown {
-			if v, err := ParseWellKnownCommunity(string(s)); err == nil {
+			if v, err := kbgpv1.ParseWellKnownCommunity(string(s)); err == nil {
 				out.Communities = append(out.Communities, v)
 			}
 		}
 		for _, s := range c.Large {
-			if v, err := ParseLargeCommunity(string(s)); err == nil {
-				out.LargeCommunities = append(out.LargeCommunities, v)
+			if v, err := kbgpv1.ParseLargeCommunity(string(s)); err == nil {
+				out.LargeCommunities = append(out.LargeCommunities, bgp.LargeCommunity{GlobalAdmin: v[0], LocalData1: v[1], LocalData2: v[2]})
 			}
 		}
 	}

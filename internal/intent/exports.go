@@ -185,7 +185,7 @@ func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 // several rules select gets an attribute set of its own, their merge.
 func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, string) {
 	out := map[peerKey][]contribution{}
-	lbls := ServiceLabels(svc)
+	lbls := kbgpv1.ServiceLabels(svc.ObjectMeta)
 	local := hasLocalEndpoint(endpointSlices, x.node)
 	var refused []refusal
 	announced := map[netip.Addr]bool{}

@@ -2,7 +2,6 @@ package intent
 
 import (
 	"net/netip"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -13,20 +12,10 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// The pseudo-labels an advertisement's Service selector can match besides the
-// Service's own labels.
-// Service labels under labelDomain do not count.
-const (
-	LabelServiceName      = labelDomain + "/service-name"
-	LabelServiceNamespace = labelDomain + "/service-namespace"
-
-	labelDomain = "kbgp.io"
-)
-
 // serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
 // Service's addresses of its family and kinds, and the addresses it refuses because
 // they lie outside the ranges the advertisement allows for their kind. lbls are the
-// Service's ServiceLabels; local says whether the Service has a ready endpoint on this
+// Service's kbgpv1.ServiceLabels; local says whether the Service has a ready endpoint on this
 // node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
 // addresses than the rule's maxAddressesPerService is refused as a whole.
 func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
@@ -49,28 +38,6 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 		return nil, append(refused, refusal{tooMany: len(routes), limit: limit, advertisement: r.advertisement})
 	}
 	return routes, refused
-}
-
-// ServiceLabels are the labels a Service selector (of an advertisement or an address
-// pool) matches: the Service's own labels, except those under kbgp.io/ (a Service must
-// not claim kbgp's names), then the two pseudo-labels, which always win, so a Service in
-// one namespace cannot label itself into an advertisement or pool scoped to another.
-func ServiceLabels(svc *corev1.Service) labels.Set {
-	set := make(labels.Set, len(svc.Labels)+2)
-	for k, v := range svc.Labels {
-		if !reservedLabel(k) {
-			set[k] = v
-		}
-	}
-	set[LabelServiceName], set[LabelServiceNamespace] = svc.Name, svc.Namespace
-	return set
-}
-
-// reservedLabel reports whether a label key is under kbgp's prefix, kbgp.io/ or a
-// subdomain of it.
-func reservedLabel(key string) bool {
-	prefix, _, ok := strings.Cut(key, "/")
-	return ok && (prefix == labelDomain || strings.HasSuffix(prefix, "."+labelDomain))
 }
 
 // serviceAddresses are the Service's addresses of one kind that parse.

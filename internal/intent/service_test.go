@@ -75,10 +75,10 @@ func TestServicePaths(t *testing.T) {
 	internalKey := types.NamespacedName{Namespace: "shop", Name: "internal"}
 	// forged lives in namespace evil but labels itself as shop's our-class, and claims
 	// another label under kbgp.io/.
-	forged := lbService("forged", map[string]string{LabelServiceName: "our-class", LabelServiceNamespace: "shop", "kbgp.io/team": "payments"}, "203.0.113.66")
+	forged := lbService("forged", map[string]string{kbgpv1.LabelServiceName: "our-class", kbgpv1.LabelServiceNamespace: "shop", "kbgp.io/team": "payments"}, "203.0.113.66")
 	forged.Namespace = "evil"
-	byShopName := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceName: "our-class", LabelServiceNamespace: "shop"}}
-	byShopNamespace := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceNamespace: "shop"}}
+	byShopName := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{kbgpv1.LabelServiceName: "our-class", kbgpv1.LabelServiceNamespace: "shop"}}
+	byShopNamespace := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{kbgpv1.LabelServiceNamespace: "shop"}}
 	byTeam := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/team": "payments"}}
 
 	tests := []struct {
@@ -101,7 +101,7 @@ func TestServicePaths(t *testing.T) {
 		{"selector on labels and pseudo-labels",
 			[]kbgpv1.BGPAdvertisement{
 				serviceAd("by-label", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"tier": "front"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
-				serviceAd("by-name", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{LabelServiceName: "our-class", LabelServiceNamespace: "shop"}}, "65001:2", kbgpv1.ServiceLoadBalancerIP),
+				serviceAd("by-name", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{kbgpv1.LabelServiceName: "our-class", kbgpv1.LabelServiceNamespace: "shop"}}, "65001:2", kbgpv1.ServiceLoadBalancerIP),
 			}, []corev1.Service{web, ourClass}, nil, both[:1],
 			[]bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}, {Prefix: host("203.0.113.12"), Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 2}}}}},
 		{"pseudo-labels a Service sets on itself do not count",
@@ -159,16 +159,5 @@ func TestServicePaths(t *testing.T) {
 				t.Errorf("paths (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestReservedLabel(t *testing.T) {
-	for key, want := range map[string]bool{
-		"kbgp.io/service-name": true, "kbgp.io/team": true, "lb.kbgp.io/pool": true,
-		"notkbgp.io/team": false, "kbgp.io": false, "app": false, "example.com/kbgp.io": false,
-	} {
-		if got := reservedLabel(key); got != want {
-			t.Errorf("reservedLabel(%q) = %v, want %v", key, got, want)
-		}
 	}
 }

@@ -106,7 +106,7 @@ func serviceRoutes(res intent.Result, addrs map[kbgpv1.ServiceAddressType][]neti
 					lp = fmt.Sprint(*a.LocalPreference)
 				}
 				out = append(out, fmt.Sprintf("%s to instance %s peer %s: communities %s, large communities %s, local preference %s",
-					p, key, cell(name), joinOrDash(a.Communities, intent.FormatStandardCommunity), joinOrDash(a.LargeCommunities, intent.FormatLargeCommunity), lp))
+					p, key, cell(name), joinOrDash(a.Communities, kbgpv1.FormatStandardCommunity), joinOrDash(a.LargeCommunities, largeCommunity), lp))
 			}
 		}
 	}
@@ -166,8 +166,8 @@ func withService(in intent.Input, svc *corev1.Service) intent.Input {
 
 func labelsOf(svc *corev1.Service) string {
 	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(intent.ServiceLabels(svc))) {
-		kv = append(kv, k+"="+intent.ServiceLabels(svc)[k])
+	for _, k := range slices.Sorted(maps.Keys(kbgpv1.ServiceLabels(svc.ObjectMeta))) {
+		kv = append(kv, k+"="+kbgpv1.ServiceLabels(svc.ObjectMeta)[k])
 	}
 	return strings.Join(kv, ",")
 }

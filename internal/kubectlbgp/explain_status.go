@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/status"
 )
 
 // explainStatus summarises what the agent reports for the node: whether it applied the
@@ -75,7 +74,7 @@ func routerIDSummary(inst kbgpv1.BGPNodeInstanceStatus) string {
 // orderedConditions puts the three conditions the agent writes first, in a fixed
 // order, then any others as stored.
 func orderedConditions(cs []metav1.Condition) []metav1.Condition {
-	known := []string{status.ConditionReady, status.ConditionDegraded, status.ConditionRouterIDResolved}
+	known := []string{kbgpv1.ConditionReady, kbgpv1.ConditionDegraded, kbgpv1.ConditionRouterIDResolved}
 	rank := func(c metav1.Condition) int {
 		if i := slices.Index(known, c.Type); i >= 0 {
 			return i

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -135,7 +135,7 @@ func twoConfigsWithOverride() explainInput {
 	}
 }
 
-// goldenLines compares got, one line each, with testdata/name (rewritten with -update).
+// goldenLines compares got, one line each, with testdata/name (rewritten with KBGP_UPDATE_GOLDEN=1).
 func goldenLines(t *testing.T, name string, got []string) {
 	t.Helper()
 	golden.Compare(t, filepath.Join("testdata", name), []byte(strings.Join(got, "\n")+"\n"))

@@ -90,13 +90,13 @@ func routeRows(node string, d bgp.Desired, owners serviceOwners, wide bool) [][]
 			export := inst.Peers[name].Export
 			for _, p := range slices.SortedFunc(maps.Keys(export), bgp.ComparePrefix) {
 				a := export[p]
-				row := []string{cell(node), key.String(), cell(name), p.String(), owners.of(p), joinOrDash(a.Communities, intent.FormatStandardCommunity)}
+				row := []string{cell(node), key.String(), cell(name), p.String(), owners.of(p), joinOrDash(a.Communities, kbgpv1.FormatStandardCommunity)}
 				if wide {
 					lp := "-"
 					if a.LocalPreference != nil {
 						lp = strconv.FormatUint(uint64(*a.LocalPreference), 10)
 					}
-					row = append(row, joinOrDash(a.LargeCommunities, intent.FormatLargeCommunity), lp)
+					row = append(row, joinOrDash(a.LargeCommunities, largeCommunity), lp)
 				}
 				rows = append(rows, row)
 			}
@@ -186,4 +186,9 @@ func (o serviceOwners) of(p netip.Prefix) string {
 		return cell(strings.Join(names[:maxOwners], ",")) + fmt.Sprintf(",+%d", len(names)-maxOwners)
 	}
 	return cell(strings.Join(names, ","))
+}
+
+// largeCommunity writes a large community as the API accepts it.
+func largeCommunity(c bgp.LargeCommunity) string {
+	return string(kbgpv1.LargeCommunityOf([3]uint32{c.GlobalAdmin, c.LocalData1, c.LocalData2}))
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/status"
 )
 
 // statusHeader is the header of `kubectl bgp status`.
@@ -42,8 +41,8 @@ func statusCells(st *kbgpv1.BGPNodeConfigStatus, node string) []string {
 	return []string{
 		cell(node),
 		orDash(cell(routerIDs(st))),
-		conditionStatus(st, status.ConditionReady),
-		conditionStatus(st, status.ConditionDegraded),
+		conditionStatus(st, kbgpv1.ConditionReady),
+		conditionStatus(st, kbgpv1.ConditionDegraded),
 		peerCount(st),
 		strconv.Itoa(len(st.FailedResources)),
 		podNetwork(st),

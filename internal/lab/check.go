@@ -8,7 +8,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // routeKey names a route by the neighbor that sent it and its prefix.
@@ -50,10 +49,10 @@ func compareRoutes(want []expectedRoute, got []bgp.ReceivedRoute) []string {
 func communities(a bgp.PathAttributes) []string {
 	var out []string
 	for _, c := range a.Communities {
-		out = append(out, intent.FormatStandardCommunity(c))
+		out = append(out, kbgpv1.FormatStandardCommunity(c))
 	}
 	for _, c := range a.LargeCommunities {
-		out = append(out, intent.FormatLargeCommunity(c))
+		out = append(out, string(kbgpv1.LargeCommunityOf([3]uint32{c.GlobalAdmin, c.LocalData1, c.LocalData2})))
 	}
 	return out
 }

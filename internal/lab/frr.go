@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/frr"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // frrBgpd is where Debian's frr package installs bgpd.
@@ -173,13 +173,13 @@ func receivedRoute(prefix netip.Prefix, p frr.Path) (bgp.ReceivedRoute, bool) {
 		}
 	}
 	for _, c := range p.Communities {
-		if v, err := intent.ParseStandardCommunity(c); err == nil {
+		if v, err := kbgpv1.ParseStandardCommunity(c); err == nil {
 			r.Attributes.Communities = append(r.Attributes.Communities, v)
 		}
 	}
 	for _, c := range p.LargeCommunities {
-		if v, err := intent.ParseLargeCommunity(c); err == nil {
-			r.Attributes.LargeCommunities = append(r.Attributes.LargeCommunities, v)
+		if v, err := kbgpv1.ParseLargeCommunity(c); err == nil {
+			r.Attributes.LargeCommunities = append(r.Attributes.LargeCommunities, bgp.LargeCommunity{GlobalAdmin: v[0], LocalData1: v[1], LocalData2: v[2]})
 		}
 	}
 	return r, true

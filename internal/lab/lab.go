@@ -1,4 +1,4 @@
-// Package lab is `kbgp lab`, the embedded default: the whole system on one machine with
+// Package lab is `kbgp-lab`, the embedded default: the whole system on one machine with
 // nothing but Go installed. It starts a real kube-apiserver and etcd, installs the CRDs,
 // creates three Nodes, sample configs and LoadBalancer Services, runs the operator and
 // one agent per node in this process, and an upstream GoBGP router on loopback that the
@@ -31,6 +31,7 @@ import (
 	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/controlplane"
 	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // Options configure a lab run.
@@ -79,7 +80,7 @@ func Run(ctx context.Context, o Options) error {
 	logger := slog.New(handler)
 	slog.SetDefault(logger)
 	ctrl.SetLogger(logr.FromSlogHandler(handler))
-	fmt.Fprintf(o.Out, "kbgp lab: starting kube-apiserver and etcd (components log to %s)\n", logFile.Name())
+	fmt.Fprintf(o.Out, "kbgp-lab: starting kube-apiserver and etcd (components log to %s)\n", logFile.Name())
 
 	cp, err := controlplane.Start()
 	if err != nil {
@@ -120,13 +121,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer func() {
-		fmt.Fprintln(o.Out, "kbgp lab: stopping agents, operator, router and API server")
+		fmt.Fprintln(o.Out, "kbgp-lab: stopping agents, operator, router and API server")
 		stop()
 		components.Wait()
 	}()
 
 	upstreamName := fmt.Sprintf("%s, AS%d at %s", o.Router, upstreamASN, netip.AddrPortFrom(upstreamAddr, port))
-	fmt.Fprintf(o.Out, "kbgp lab: %d nodes, operator, agents and an upstream router (%s) running; waiting for sessions and routes\n",
+	fmt.Fprintf(o.Out, "kbgp-lab: %d nodes, operator, agents and an upstream router (%s) running; waiting for sessions and routes\n",
 		len(nodes), upstreamName)
 	r, err := waitReady(ctx, c, upstream, o.Timeout)
 	if err != nil {
@@ -141,7 +142,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		return nil
 	}
-	fmt.Fprintln(o.Out, "\nkbgp lab: running; press Ctrl-C to stop.")
+	fmt.Fprintln(o.Out, "\nkbgp-lab: running; press Ctrl-C to stop.")
 	<-ctx.Done()
 	return nil
 }
@@ -160,7 +161,7 @@ func workDir(dir string) (string, func(), error) {
 
 func stopControlPlane(cp *controlplane.ControlPlane, out io.Writer) {
 	if err := cp.Stop(); err != nil {
-		fmt.Fprintf(out, "kbgp lab: stop API server: %v\n", err)
+		fmt.Fprintf(out, "kbgp-lab: stop API server: %v\n", err)
 	}
 }
 
@@ -183,7 +184,7 @@ func startUpstream(ctx context.Context, kind string, port uint16, logger *slog.L
 	default:
 		return nil, fmt.Errorf("unknown --router %q: gobgp or frr", kind)
 	}
-	u, err := gobgp.StartUpstream(ctx, gobgp.UpstreamConfig{
+	u, err := gobgptest.StartUpstream(ctx, gobgptest.UpstreamConfig{
 		ASN: upstreamASN, RouterID: upstreamRouterID, Address: upstreamAddr, Port: port, Logger: logger.With("component", "upstream"),
 	})
 	if err != nil {

@@ -368,7 +368,7 @@ func (a *Allocator) shared(req Request, fam corev1.IPFamily) (netip.Addr, bool) 
 // addresses of the pool, not by its size.
 func (a *Allocator) lowestFree(p *Pool, fam corev1.IPFamily) (netip.Addr, bool) {
 	for _, r := range p.Ranges {
-		if r.Family() != fam {
+		if familyOf(r.First) != fam {
 			continue
 		}
 		for addr := r.First; addr.IsValid() && addr.Compare(r.Last) <= 0; addr = addr.Next() {

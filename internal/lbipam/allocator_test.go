@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 var (
@@ -14,8 +16,8 @@ var (
 	v6 = corev1.IPv6Protocol
 )
 
-func rng(first, last string) Range {
-	return Range{First: netip.MustParseAddr(first), Last: netip.MustParseAddr(last)}
+func rng(first, last string) kbgpv1.AddressRange {
+	return kbgpv1.AddressRange{First: netip.MustParseAddr(first), Last: netip.MustParseAddr(last)}
 }
 
 func addrs(ss ...string) []netip.Addr {
@@ -41,7 +43,7 @@ func assign(t *testing.T, a *Allocator, r Request, want ...string) Result {
 
 func TestLowestFreeAndRelease(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1"), rng("198.51.100.10", "198.51.100.10")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.1"), rng("198.51.100.10", "198.51.100.10")}}})
 	assign(t, a, req("ns/a", v4), "203.0.113.0")
 	assign(t, a, req("ns/b", v4), "203.0.113.1")
 	assign(t, a, req("ns/c", v4), "198.51.100.10")
@@ -64,8 +66,8 @@ func TestLowestFreeAndRelease(t *testing.T) {
 func TestRequestedAddresses(t *testing.T) {
 	a := New()
 	a.SetPools([]Pool{
-		{Name: "open", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
-		{Name: "off", Disabled: true, Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}},
+		{Name: "open", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "off", Disabled: true, Ranges: []kbgpv1.AddressRange{rng("198.51.100.0", "198.51.100.15")}},
 	})
 	r := req("ns/a", v4)
 	r.Requested = addrs("203.0.113.9")
@@ -99,7 +101,7 @@ func TestRequestedAddresses(t *testing.T) {
 
 func TestDisabledPoolKeepsWhatItGave(t *testing.T) {
 	a := New()
-	pool := Pool{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}
+	pool := Pool{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}
 	a.SetPools([]Pool{pool})
 	assign(t, a, req("ns/a", v4), "203.0.113.0")
 	pool.Disabled = true
@@ -112,7 +114,7 @@ func TestDisabledPoolKeepsWhatItGave(t *testing.T) {
 
 func TestSharing(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 	web := Request{Service: "ns/web", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolTCP, 80}}}
 	dns := Request{Service: "ns/dns", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolUDP, 53}}}
 	clash := Request{Service: "ns/web2", Required: []corev1.IPFamily{v4}, SharingKey: "k", Ports: []Port{{corev1.ProtocolTCP, 80}}}
@@ -136,7 +138,7 @@ func TestSharing(t *testing.T) {
 
 func TestDualStack(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.0"), rng("2001:db8::", "2001:db8::ff")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.0"), rng("2001:db8::", "2001:db8::ff")}}})
 	assign(t, a, req("ns/both", v6, v4), "2001:db8::", "203.0.113.0")
 	// RequireDualStack without an IPv4 address left: nothing, and the IPv6 address
 	// is not held.
@@ -153,9 +155,9 @@ func TestDualStack(t *testing.T) {
 func TestSelectorAndPoolOrder(t *testing.T) {
 	a := New()
 	a.SetPools([]Pool{
-		{Name: "b-public", Selector: labels.SelectorFromSet(labels.Set{"expose": "public"}), Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
-		{Name: "a-internal", Selector: labels.SelectorFromSet(labels.Set{"expose": "internal"}), Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}},
-		{Name: "c-any", Ranges: []Range{rng("100.64.0.0", "100.64.0.15")}},
+		{Name: "b-public", Selector: labels.SelectorFromSet(labels.Set{"expose": "public"}), Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "a-internal", Selector: labels.SelectorFromSet(labels.Set{"expose": "internal"}), Ranges: []kbgpv1.AddressRange{rng("198.51.100.0", "198.51.100.15")}},
+		{Name: "c-any", Ranges: []kbgpv1.AddressRange{rng("100.64.0.0", "100.64.0.15")}},
 	})
 	public := req("ns/pub", v4)
 	public.Labels = labels.Set{"expose": "public"}
@@ -168,15 +170,15 @@ func TestSelectorAndPoolOrder(t *testing.T) {
 
 func TestPoolRemovedReleasesOnNextAssign(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "old", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	a.SetPools([]Pool{{Name: "old", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 	assign(t, a, req("ns/a", v4), "203.0.113.0")
-	a.SetPools([]Pool{{Name: "new", Ranges: []Range{rng("198.51.100.0", "198.51.100.15")}}})
+	a.SetPools([]Pool{{Name: "new", Ranges: []kbgpv1.AddressRange{rng("198.51.100.0", "198.51.100.15")}}})
 	assign(t, a, req("ns/a", v4), "198.51.100.0")
 }
 
 func TestRestoreKeepsTheOlderOfADoubleAllocation(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 	older, newer, outside := req("ns/older", v4), req("ns/newer", v4), req("ns/outside", v4)
 	older.Current, newer.Current, outside.Current = addrs("203.0.113.5"), addrs("203.0.113.5"), addrs("100.64.0.1")
 	a.Restore(older)
@@ -197,11 +199,11 @@ func TestStatsCounts(t *testing.T) {
 		v4   int64
 		v6   int64
 	}{
-		{"cidr and range", Pool{Ranges: []Range{rng("203.0.113.0", "203.0.113.15"), rng("198.51.100.10", "198.51.100.20")}}, 27, 0},
-		{"avoid buggy", Pool{AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.0", "198.51.101.255")}}, 508, 0},
-		{"avoid buggy inside", Pool{AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.1", "198.51.100.254")}}, 254, 0},
-		{"ipv6 /120", Pool{Ranges: []Range{rng("2001:db8::", "2001:db8::ff")}}, 0, 256},
-		{"ipv6 /64 saturates", Pool{Ranges: []Range{rng("2001:db8::", "2001:db8::ffff:ffff:ffff:ffff")}}, 0, 1<<63 - 1},
+		{"cidr and range", Pool{Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15"), rng("198.51.100.10", "198.51.100.20")}}, 27, 0},
+		{"avoid buggy", Pool{AvoidBuggyIPs: true, Ranges: []kbgpv1.AddressRange{rng("198.51.100.0", "198.51.101.255")}}, 508, 0},
+		{"avoid buggy inside", Pool{AvoidBuggyIPs: true, Ranges: []kbgpv1.AddressRange{rng("198.51.100.1", "198.51.100.254")}}, 254, 0},
+		{"ipv6 /120", Pool{Ranges: []kbgpv1.AddressRange{rng("2001:db8::", "2001:db8::ff")}}, 0, 256},
+		{"ipv6 /64 saturates", Pool{Ranges: []kbgpv1.AddressRange{rng("2001:db8::", "2001:db8::ffff:ffff:ffff:ffff")}}, 0, 1<<63 - 1},
 	} {
 		tc.pool.Name = "p"
 		a := New()
@@ -214,7 +216,7 @@ func TestStatsCounts(t *testing.T) {
 
 func TestAvoidBuggyIPsSkipsThem(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", AvoidBuggyIPs: true, Ranges: []Range{rng("198.51.100.255", "198.51.101.1")}}})
+	a.SetPools([]Pool{{Name: "p", AvoidBuggyIPs: true, Ranges: []kbgpv1.AddressRange{rng("198.51.100.255", "198.51.101.1")}}})
 	assign(t, a, req("ns/a", v4), "198.51.101.1")
 	if res := a.Assign(req("ns/b", v4)); !res.Pending() {
 		t.Fatalf("got %v from a pool of one usable address", res.Addresses)
@@ -223,10 +225,10 @@ func TestAvoidBuggyIPsSkipsThem(t *testing.T) {
 
 func TestOverlaps(t *testing.T) {
 	got := Overlaps([]Pool{
-		{Name: "a", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}},
-		{Name: "b", Ranges: []Range{rng("203.0.113.15", "203.0.113.20")}},
-		{Name: "c", Ranges: []Range{rng("203.0.113.21", "203.0.113.30"), rng("2001:db8::", "2001:db8::ff")}},
-		{Name: "d", Ranges: []Range{rng("2001:db8::ff", "2001:db8::1ff")}},
+		{Name: "a", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}},
+		{Name: "b", Ranges: []kbgpv1.AddressRange{rng("203.0.113.15", "203.0.113.20")}},
+		{Name: "c", Ranges: []kbgpv1.AddressRange{rng("203.0.113.21", "203.0.113.30"), rng("2001:db8::", "2001:db8::ff")}},
+		{Name: "d", Ranges: []kbgpv1.AddressRange{rng("2001:db8::ff", "2001:db8::1ff")}},
 	})
 	want := map[string][]string{"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}
 	if len(got) != len(want) {
@@ -268,7 +270,7 @@ func sharingKey(key string, port int32) func(*corev1.Service) {
 // namespace with the holder's key and other ports got the holder's address.
 func TestSharingStaysInsideOneNamespace(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 	assign(t, a, serviceRequest(t, "tenant-a", "web", sharingKey("front", 80)), "203.0.113.0")
 	assign(t, a, serviceRequest(t, "tenant-b", "squat", sharingKey("front", 443)), "203.0.113.1")
 	// Asking for the address by name is refused with the reason.
@@ -296,7 +298,7 @@ func TestSharingNeedsTheSameTrafficPolicyAndPods(t *testing.T) {
 		}
 	}
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 	assign(t, a, serviceRequest(t, "ns", "web", local("k", 80, "web")), "203.0.113.0")
 	assign(t, a, serviceRequest(t, "ns", "cluster", sharingKey("k", 81)), "203.0.113.1")
 	assign(t, a, serviceRequest(t, "ns", "other-pods", local("k", 82, "db")), "203.0.113.2")
@@ -315,7 +317,7 @@ func TestSharingHolderKeepsItsAddress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New()
-			a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.15")}}})
+			a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.15")}}})
 			assign(t, a, serviceRequest(t, "ns", "holder", sharingKey("front", 80)), "203.0.113.0")
 			joiner := serviceRequest(t, "ns", "joiner", sharingKey("front", 53))
 			assign(t, a, joiner, "203.0.113.0")
@@ -335,7 +337,7 @@ func TestSharingHolderKeepsItsAddress(t *testing.T) {
 // longer shows it: under a lagging status write, no other Service gets it meanwhile.
 func TestAddressTakenUntilStatusWritten(t *testing.T) {
 	a := New()
-	a.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1")}}})
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.1")}}})
 	moving := req("ns/moving", v4)
 	moving.Requested = addrs("203.0.113.0")
 	assign(t, a, moving, "203.0.113.0")
@@ -355,7 +357,7 @@ func TestAddressTakenUntilStatusWritten(t *testing.T) {
 	// At a rebuild, every address a status may show (the one being written first) is
 	// taken: the first assigned, the others shown.
 	b := New()
-	b.SetPools([]Pool{{Name: "p", Ranges: []Range{rng("203.0.113.0", "203.0.113.1")}}})
+	b.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.1")}}})
 	moving.Current = addrs("203.0.113.1", "203.0.113.0")
 	b.Restore(moving)
 	if got := b.Holds("ns/moving"); !slices.Equal(got, addrs("203.0.113.1")) {
@@ -372,8 +374,8 @@ func TestAddressTakenUntilStatusWritten(t *testing.T) {
 func TestWaitingForNamesOnlyWhomAnAddressServes(t *testing.T) {
 	a := New()
 	a.SetPools([]Pool{
-		{Name: "a", Selector: labels.SelectorFromSet(labels.Set{"pool": "a"}), Ranges: []Range{rng("203.0.113.0", "203.0.113.0")}},
-		{Name: "b", Selector: labels.SelectorFromSet(labels.Set{"pool": "b"}), Ranges: []Range{rng("198.51.100.0", "198.51.100.0")}},
+		{Name: "a", Selector: labels.SelectorFromSet(labels.Set{"pool": "a"}), Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.0")}},
+		{Name: "b", Selector: labels.SelectorFromSet(labels.Set{"pool": "b"}), Ranges: []kbgpv1.AddressRange{rng("198.51.100.0", "198.51.100.0")}},
 	})
 	in := func(svc, pool string) Request {
 		r := req(svc, v4)

@@ -10,16 +10,6 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// Condition reasons of a LoadBalancerIPPool.
-const (
-	ReasonBlocksValid   = "BlocksValid"
-	ReasonInvalidBlocks = "InvalidBlocks"
-	ReasonAddressesLeft = "AddressesLeft"
-	ReasonNoAddressLeft = "NoAddressLeft"
-	ReasonNoOverlap     = "NoOverlap"
-	ReasonOverlaps      = "OverlapsOtherPools"
-)
-
 // maxNamed bounds the Services a condition message names.
 const maxNamed = 10
 
@@ -44,19 +34,19 @@ func PoolStatus(current kbgpv1.LoadBalancerIPPoolStatus, generation int64, f Poo
 		meta.SetStatusCondition(&out.Conditions, metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: generation, LastTransitionTime: now})
 	}
 	if f.Invalid != nil {
-		set("Ready", false, ReasonInvalidBlocks, f.Invalid.Error()+"; the other blocks are served")
+		set(kbgpv1.ConditionReady, false, kbgpv1.ReasonInvalidBlocks, f.Invalid.Error()+"; the other blocks are served")
 	} else {
-		set("Ready", true, ReasonBlocksValid, "every block is served")
+		set(kbgpv1.ConditionReady, true, kbgpv1.ReasonBlocksValid, "every block is served")
 	}
 	if n := len(f.Stats.Exhausted); n > 0 {
-		set(kbgpv1.PoolExhausted, true, ReasonNoAddressLeft, fmt.Sprintf("%d Service(s) wait for an address: %s", n, named(f.Stats.Exhausted)))
+		set(kbgpv1.PoolExhausted, true, kbgpv1.ReasonNoAddressLeft, fmt.Sprintf("%d Service(s) wait for an address: %s", n, named(f.Stats.Exhausted)))
 	} else {
-		set(kbgpv1.PoolExhausted, false, ReasonAddressesLeft, "no Service waits for an address of this pool")
+		set(kbgpv1.PoolExhausted, false, kbgpv1.ReasonAddressesLeft, "no Service waits for an address of this pool")
 	}
 	if len(f.OverlapsWith) > 0 {
-		set(kbgpv1.PoolOverlapping, true, ReasonOverlaps, "shares addresses with LoadBalancerIPPool "+named(f.OverlapsWith)+"; a shared address is handed out by the first pool by name")
+		set(kbgpv1.PoolOverlapping, true, kbgpv1.ReasonOverlaps, "shares addresses with LoadBalancerIPPool "+named(f.OverlapsWith)+"; a shared address is handed out by the first pool by name")
 	} else {
-		set(kbgpv1.PoolOverlapping, false, ReasonNoOverlap, "no address lies in another pool")
+		set(kbgpv1.PoolOverlapping, false, kbgpv1.ReasonNoOverlap, "no address lies in another pool")
 	}
 	st := f.Stats
 	out.Addresses = &kbgpv1.PoolAddresses{

@@ -14,22 +14,10 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// Range is an inclusive range of addresses of one family.
-type Range struct {
-	First, Last netip.Addr
-}
-
-// Family is the range's address family.
-func (r Range) Family() corev1.IPFamily { return familyOf(r.First) }
-
-func (r Range) contains(a netip.Addr) bool {
-	return a.Is4() == r.First.Is4() && r.First.Compare(a) <= 0 && a.Compare(r.Last) <= 0
-}
-
 // Pool is a LoadBalancerIPPool as the allocator uses it.
 type Pool struct {
 	Name   string
-	Ranges []Range
+	Ranges []kbgpv1.AddressRange
 	// Selector selects the Services the pool serves; nil serves every Service.
 	Selector      labels.Selector
 	AvoidBuggyIPs bool
@@ -43,12 +31,12 @@ func NewPool(p *kbgpv1.LoadBalancerIPPool) (Pool, error) {
 	out := Pool{Name: p.Name, AvoidBuggyIPs: p.Spec.AvoidBuggyIPs, Disabled: p.Spec.Disabled}
 	var errs []error
 	for i, b := range p.Spec.Blocks {
-		first, last, err := b.Bounds()
+		r, err := b.Range()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("blocks[%d]: %w", i, err))
 			continue
 		}
-		out.Ranges = append(out.Ranges, Range{First: first, Last: last})
+		out.Ranges = append(out.Ranges, r)
 	}
 	if p.Spec.ServiceSelector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(p.Spec.ServiceSelector.ToMetav1())
@@ -73,7 +61,7 @@ func (p *Pool) contains(a netip.Addr) bool {
 		return false
 	}
 	for _, r := range p.Ranges {
-		if r.contains(a) {
+		if r.Contains(a) {
 			return true
 		}
 	}
@@ -82,7 +70,7 @@ func (p *Pool) contains(a netip.Addr) bool {
 
 func (p *Pool) hasFamily(f corev1.IPFamily) bool {
 	for _, r := range p.Ranges {
-		if r.Family() == f {
+		if familyOf(r.First) == f {
 			return true
 		}
 	}
@@ -104,7 +92,7 @@ func buggy(a netip.Addr) bool {
 func (p *Pool) size(f corev1.IPFamily) int64 {
 	total := new(big.Int)
 	for _, r := range p.Ranges {
-		if r.Family() != f {
+		if familyOf(r.First) != f {
 			continue
 		}
 		n := new(big.Int).Sub(new(big.Int).SetBytes(r.Last.AsSlice()), new(big.Int).SetBytes(r.First.AsSlice()))
@@ -121,7 +109,7 @@ func (p *Pool) size(f corev1.IPFamily) int64 {
 }
 
 // buggyIn counts the .0 and .255 addresses of an IPv4 range.
-func buggyIn(r Range) int64 {
+func buggyIn(r kbgpv1.AddressRange) int64 {
 	first, last := int64(u32(r.First)), int64(u32(r.Last))
 	return endingIn(first, last, 0) + endingIn(first, last, 255)
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // Port is one port a Service exposes; two Services sharing an address must not expose
@@ -24,7 +23,7 @@ type Port struct {
 type Request struct {
 	// Service is "namespace/name".
 	Service string
-	// Labels are what pool selectors match (intent.ServiceLabels).
+	// Labels are what pool selectors match (kbgpv1.ServiceLabels).
 	Labels labels.Set
 	// Required families must each get an address or the Service gets none; Optional
 	// ones (the second family of PreferDualStack) get one when a pool has it.
@@ -85,7 +84,7 @@ func Eligible(svc *corev1.Service) bool {
 func NewRequest(svc *corev1.Service) (Request, error) {
 	req := Request{
 		Service:    svc.Namespace + "/" + svc.Name,
-		Labels:     intent.ServiceLabels(svc),
+		Labels:     kbgpv1.ServiceLabels(svc.ObjectMeta),
 		SharingKey: svc.Annotations[kbgpv1.SharingKeyAnnotation],
 		Local:      svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal,
 		Current:    IngressAddresses(svc),

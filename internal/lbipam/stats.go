@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 // FamilyCount is the total and used addresses of one family of a pool.
@@ -83,7 +85,7 @@ func Overlaps(pools []Pool) map[string][]string {
 	return out
 }
 
-func rangesOverlap(a, b []Range) bool {
+func rangesOverlap(a, b []kbgpv1.AddressRange) bool {
 	for _, x := range a {
 		for _, y := range b {
 			if x.First.Is4() == y.First.Is4() && x.First.Compare(y.Last) <= 0 && y.First.Compare(x.Last) <= 0 {

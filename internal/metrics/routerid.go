@@ -41,7 +41,7 @@ func ObserveRouterIDResolution(result string, took time.Duration) {
 }
 
 // RouterIDSources is one agent's share of kbgp_router_id_source. Several agents can
-// share a process (kbgp lab), so each adds only the difference to its last counts.
+// share a process (kbgp-lab), so each adds only the difference to its last counts.
 type RouterIDSources struct {
 	counts map[string]int
 }

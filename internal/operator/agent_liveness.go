@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/status"
 )
@@ -62,7 +64,7 @@ func (r *AgentLivenessReconciler) Reconcile(ctx context.Context, req reconcile.R
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(fmt.Errorf("mark BGPNodeConfig %s not reporting: %w", node, err))
 	}
-	r.Recorder.Event(nc, corev1.EventTypeWarning, status.ReasonAgentNotReporting, cond.Message)
+	r.Recorder.Event(nc, corev1.EventTypeWarning, kbgpv1.ReasonAgentNotReporting, cond.Message)
 	return reconcile.Result{}, nil
 }
 
@@ -74,4 +76,13 @@ func leaseNode(l *coordinationv1.Lease) (string, bool) {
 		return "", false
 	}
 	return *l.Spec.HolderIdentity, true
+}
+
+// SetupWithManager registers the agent liveness controller on the agents' Leases (the
+// manager's cache holds only those of the agent namespace).
+func (r *AgentLivenessReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("agentliveness").
+		For(&coordinationv1.Lease{}).
+		Complete(metrics.Instrument(r))
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/operator"
 	"kbgp.io/kbgp/internal/status"
@@ -45,14 +46,14 @@ func TestSilentAgentMarksReadyUnknown(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		ready := meta.FindStatusCondition(nc.Status.Conditions, status.ConditionReady)
-		if ready == nil || ready.Status != metav1.ConditionUnknown || ready.Reason != status.ReasonAgentNotReporting {
+		ready := meta.FindStatusCondition(nc.Status.Conditions, kbgpv1.ConditionReady)
+		if ready == nil || ready.Status != metav1.ConditionUnknown || ready.Reason != kbgpv1.ReasonAgentNotReporting {
 			return fmt.Errorf("Ready = %+v", ready)
 		}
 		if ready.ObservedGeneration != nc.Generation {
 			return fmt.Errorf("observedGeneration %d, generation %d", ready.ObservedGeneration, nc.Generation)
 		}
-		if d := meta.FindStatusCondition(nc.Status.Conditions, status.ConditionDegraded); d == nil || d.Status != metav1.ConditionFalse {
+		if d := meta.FindStatusCondition(nc.Status.Conditions, kbgpv1.ConditionDegraded); d == nil || d.Status != metav1.ConditionFalse {
 			return fmt.Errorf("the agent's Degraded condition was not kept: %+v", d)
 		}
 		return nil
@@ -63,7 +64,7 @@ func TestSilentAgentMarksReadyUnknown(t *testing.T) {
 			return err
 		}
 		for _, e := range events.Items {
-			if e.InvolvedObject.Name == "silent-1" && e.Reason == status.ReasonAgentNotReporting {
+			if e.InvolvedObject.Name == "silent-1" && e.Reason == kbgpv1.ReasonAgentNotReporting {
 				return nil
 			}
 		}
@@ -85,8 +86,8 @@ func writeAgentReady(t *testing.T, node string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: status.ConditionReady, Status: metav1.ConditionTrue, Reason: status.ReasonConfigurationSuccessful, ObservedGeneration: nc.Generation})
-	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: status.ConditionDegraded, Status: metav1.ConditionFalse, Reason: status.ReasonConfigurationSuccessful, ObservedGeneration: nc.Generation})
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: kbgpv1.ConditionReady, Status: metav1.ConditionTrue, Reason: kbgpv1.ReasonConfigurationSuccessful, ObservedGeneration: nc.Generation})
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: kbgpv1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: kbgpv1.ReasonConfigurationSuccessful, ObservedGeneration: nc.Generation})
 	if err := server.Client.Status().Update(context.Background(), nc, client.FieldOwner("kbgp-agent")); err != nil {
 		t.Fatal(err)
 	}

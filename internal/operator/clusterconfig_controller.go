@@ -3,16 +3,24 @@ package operator
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/render"
 )
 
@@ -59,7 +67,7 @@ func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.Rou
 	for _, c := range conflicts {
 		for _, node := range c.Nodes {
 			nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: node}}
-			r.Recorder.Event(nc, corev1.EventTypeWarning, render.ConditionRouterIDConflict, c.String())
+			r.Recorder.Event(nc, corev1.EventTypeWarning, kbgpv1.ConditionRouterIDConflict, c.String())
 		}
 	}
 }
@@ -69,7 +77,7 @@ func (r *ClusterConfigReconciler) recordRouterIDConflicts(conflicts []render.Rou
 func (r *ClusterConfigReconciler) recordHighPoolUsage(ctx context.Context, cc *kbgpv1.BGPClusterConfig, usages []render.PoolUsage) {
 	for _, u := range usages {
 		log.FromContext(ctx).Info("router-ID pool more than half used", "clusterConfig", cc.Name, "detail", u.String())
-		r.Recorder.Event(cc, corev1.EventTypeWarning, render.ConditionRouterIDPoolUsageHigh, u.String())
+		r.Recorder.Event(cc, corev1.EventTypeWarning, kbgpv1.ConditionRouterIDPoolUsageHigh, u.String())
 	}
 }
 
@@ -138,4 +146,64 @@ func notePoliciesOverridden(facts *render.ClusterConfigFacts, node string, loser
 		}
 		facts.OverriddenPolicies[node] = l.Labels[kbgpv1.PeeringPolicyLabel]
 	}
+}
+
+// SetupWithManager registers the cluster config controller. Every event recomputes
+// every cluster config: conflicts and node counts depend on all of them together, and
+// there are few.
+func (r *ClusterConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	all := handler.EnqueueRequestsFromMapFunc(allClusterConfigs(r.Client))
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("clusterconfig").
+		Watches(&kbgpv1.BGPClusterConfig{}, all, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesMetadata(&corev1.Node{}, all, builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&kbgpv1.BGPNodeConfig{}, handler.EnqueueRequestsFromMapFunc(clusterConfigOfNodeConfig), builder.WithPredicates(resolvedRouterIDsChanged)).
+		// A peer config's existence matters (MissingPeerConfigs), not its content.
+		WatchesMetadata(&kbgpv1.BGPPeerConfig{}, all, builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+		})).
+		Complete(metrics.Instrument(r))
+}
+
+// allClusterConfigs maps any event to every cluster config: conflicts and node counts
+// depend on all of them together, and there are few.
+func allClusterConfigs(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request {
+		var list kbgpv1.BGPClusterConfigList
+		if err := c.List(ctx, &list); err != nil {
+			log.FromContext(ctx).Error(err, "list cluster configs")
+			return nil
+		}
+		keys := make(map[string]bool, len(list.Items))
+		for _, cc := range list.Items {
+			keys[cc.Name] = true
+		}
+		return requestsFor(keys)
+	}
+}
+
+// resolvedRouterIDsChanged passes node config events that can change a router-ID
+// conflict: creation, deletion, and status updates that change a resolved router ID.
+var resolvedRouterIDsChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return !slices.Equal(resolvedRouterIDs(e.ObjectOld), resolvedRouterIDs(e.ObjectNew))
+	},
+}
+
+func resolvedRouterIDs(obj client.Object) []string {
+	nc := obj.(*kbgpv1.BGPNodeConfig)
+	ids := make([]string, 0, len(nc.Status.BGPInstances))
+	for _, inst := range nc.Status.BGPInstances {
+		ids = append(ids, fmt.Sprintf("%d=%s", inst.LocalASN, inst.RouterID))
+	}
+	return ids
+}
+
+// clusterConfigOfNodeConfig maps a node config to the cluster config it came from.
+func clusterConfigOfNodeConfig(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[kbgpv1.ClusterConfigLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
 }

@@ -14,12 +14,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/lbipam"
+	"kbgp.io/kbgp/internal/metrics"
 )
 
 // poolStatusDelay is how long a pool's status may lag its allocations: at 100
@@ -343,4 +351,53 @@ func joinAddrs(addrs []netip.Addr) string {
 		s[i] = a.String()
 	}
 	return strings.Join(s, ", ")
+}
+
+// lbipamWorkers is how many Services' status writes overlap; the allocation itself is
+// one at a time.
+const lbipamWorkers = 8
+
+// SetupServiceController registers the address allocator for LoadBalancer Services.
+// Only Services that are or were of type LoadBalancer reach its queue.
+func (r *LoadBalancerIPAM) SetupServiceController(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("lbipam").
+		For(&corev1.Service{}, builder.WithPredicates(loadBalancerService)).
+		Watches(&kbgpv1.LoadBalancerIPPool{}, handler.EnqueueRequestsFromMapFunc(loadBalancerServices(r.Client)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Func(r.startServiceQueue)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: lbipamWorkers}).
+		Complete(metrics.Instrument(reconcile.Func(r.ReconcileService)))
+}
+
+// loadBalancerService passes events of Services that are, or were before the update, of
+// type LoadBalancer: the others never hold a pool address.
+var loadBalancerService = predicate.Funcs{
+	CreateFunc:  func(e event.CreateEvent) bool { return isLoadBalancer(e.Object) },
+	DeleteFunc:  func(e event.DeleteEvent) bool { return isLoadBalancer(e.Object) },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return isLoadBalancer(e.ObjectOld) || isLoadBalancer(e.ObjectNew) },
+	GenericFunc: func(e event.GenericEvent) bool { return isLoadBalancer(e.Object) },
+}
+
+func isLoadBalancer(o client.Object) bool {
+	svc, ok := o.(*corev1.Service)
+	return ok && svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+}
+
+// loadBalancerServices maps a pool event to every LoadBalancer Service: a new, changed
+// or deleted pool can give, move or take any of their addresses. Pool events are rare.
+func loadBalancerServices(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request {
+		var list corev1.ServiceList
+		if err := c.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+			log.FromContext(ctx).Error(err, "list Services for a pool change")
+			return nil
+		}
+		var out []reconcile.Request
+		for i := range list.Items {
+			if list.Items[i].Spec.Type == corev1.ServiceTypeLoadBalancer {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		}
+		return out
+	}
 }

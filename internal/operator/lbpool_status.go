@@ -8,8 +8,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/lbipam"
@@ -79,4 +83,14 @@ func (r *LoadBalancerIPAM) startPoolQueue(_ context.Context, q workqueue.TypedRa
 	r.poolQueue = q
 	r.notifyPools()
 	return nil
+}
+
+// SetupPoolController registers the status of the pools the allocator hands addresses
+// out from.
+func (r *LoadBalancerIPAM) SetupPoolController(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("lbpoolstatus").
+		For(&kbgpv1.LoadBalancerIPPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Func(r.startPoolQueue)).
+		Complete(metrics.Instrument(reconcile.Func(r.ReconcilePool)))
 }

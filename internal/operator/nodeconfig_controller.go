@@ -3,16 +3,26 @@ package operator
 import (
 	"context"
 	"fmt"
+	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/nodestatus"
 	"kbgp.io/kbgp/internal/render"
 )
@@ -28,6 +38,9 @@ const overrideKind = "BGPNodeConfigOverride"
 // node name.
 type NodeConfigReconciler struct {
 	Client client.Client
+	// Workers is how many nodes are rendered in parallel (at least 1): each reconcile
+	// reads the cache and writes one object, and keeps no state between calls.
+	Workers int
 }
 
 // Reconcile renders one node's config and writes it only if it differs.
@@ -150,4 +163,97 @@ func (r *NodeConfigReconciler) deleteNodeConfig(ctx context.Context, name string
 	}
 	log.FromContext(ctx).Info("deleted node config: no cluster config selects the node")
 	return nil
+}
+
+// SetupWithManager registers the node config controller: a node is rendered when it is
+// created, deleted or relabelled, when its node config is edited by someone else, and
+// when a cluster config or override that can apply to it changes.
+func (r *NodeConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kbgpv1.BGPNodeConfigOverride{}, overrideNodeRefIndex, indexOverrideNodeRef); err != nil {
+		return fmt.Errorf("index overrides by node: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodeconfig").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		For(&corev1.Node{}, builder.OnlyMetadata, builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&kbgpv1.BGPNodeConfig{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(nodeConfigWritten)).
+		Watches(&kbgpv1.BGPClusterConfig{}, handler.EnqueueRequestsFromMapFunc(nodesOfClusterConfig(r.Client)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&kbgpv1.BGPNodeConfigOverride{}, overrideNodes, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(metrics.Instrument(r))
+}
+
+// overrideNodeRefIndex indexes BGPNodeConfigOverrides by spec.nodeRef.
+const overrideNodeRefIndex = "spec.nodeRef"
+
+func indexOverrideNodeRef(obj client.Object) []string {
+	return []string{obj.(*kbgpv1.BGPNodeConfigOverride).Spec.NodeRef}
+}
+
+// nodeMembershipChanged passes node creations, deletions and label changes: the only
+// node events that can change which cluster config a node runs. Heartbeat and status
+// updates are dropped before they reach a workqueue.
+var nodeMembershipChanged = predicate.Or(predicate.LabelChangedPredicate{}, predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool { return e.ObjectOld.GetUID() != e.ObjectNew.GetUID() },
+})
+
+// nodeConfigWritten passes node config changes the operator must correct: spec,
+// labels, owner references, deletion. The agent's status writes are dropped.
+var nodeConfigWritten = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+			!reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences())
+	},
+}
+
+// nodesOfClusterConfig maps a cluster config event to the nodes it can affect: those
+// its selector matches now and those whose node config it rendered before. That is
+// O(nodes) in the cache for one config event, and only the affected nodes are
+// re-rendered.
+func nodesOfClusterConfig(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		cc := obj.(*kbgpv1.BGPClusterConfig)
+		keys := map[string]bool{}
+		var rendered kbgpv1.BGPNodeConfigList
+		if err := c.List(ctx, &rendered, client.MatchingLabels{kbgpv1.ClusterConfigLabel: cc.Name}); err != nil {
+			log.FromContext(ctx).Error(err, "list node configs of cluster config", "clusterConfig", cc.Name)
+		}
+		for _, nc := range rendered.Items {
+			keys[nc.Name] = true
+		}
+		selectors, _ := render.ParseSelectors([]kbgpv1.BGPClusterConfig{*cc})
+		nodes, err := listNodeMetadata(ctx, c)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "list nodes for cluster config", "clusterConfig", cc.Name)
+		}
+		for _, n := range nodes {
+			if selectors[0].Selects(n.Labels) {
+				keys[n.Name] = true
+			}
+		}
+		return requestsFor(keys)
+	}
+}
+
+// overrideNodes enqueues the node an override targets, and on an update that moves
+// it, the node it targeted before.
+var overrideNodes = handler.Funcs{
+	CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		q.Add(nodeRequest(e.Object))
+	},
+	UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		q.Add(nodeRequest(e.ObjectOld))
+		q.Add(nodeRequest(e.ObjectNew))
+	},
+	DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		q.Add(nodeRequest(e.Object))
+	},
+	GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		q.Add(nodeRequest(e.Object))
+	},
+}
+
+func nodeRequest(obj client.Object) reconcile.Request {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Name: obj.(*kbgpv1.BGPNodeConfigOverride).Spec.NodeRef}}
 }

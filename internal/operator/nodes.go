@@ -6,7 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // The operator caches Node metadata only (name, uid, labels): it never needs a node's
@@ -26,4 +28,13 @@ func listNodeMetadata(ctx context.Context, c client.Reader) ([]metav1.PartialObj
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	return list.Items, nil
+}
+
+// requestsFor are the requests of cluster-scoped objects by name.
+func requestsFor(keys map[string]bool) []reconcile.Request {
+	out := make([]reconcile.Request, 0, len(keys))
+	for k := range keys {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: k}})
+	}
+	return out
 }

@@ -11,27 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/peeringpolicy"
-	"kbgp.io/kbgp/internal/render"
-)
-
-// Conditions of a BGPPeeringPolicy.
-const (
-	ConditionTranslated = "Translated"
-	// ReasonNameTaken: a generated name is held by an object the policy does not own.
-	ReasonNameTaken = "NameTaken"
-	// ReasonRejected: the API server refused a generated object.
-	ReasonRejected = "Rejected"
-	// ReasonTranslationFailed: the policy cannot be translated.
-	ReasonTranslationFailed = "TranslationFailed"
-	// ReasonOverriddenByClusterConfig: a user-written cluster config runs instead on
-	// some selected node.
-	ReasonOverriddenByClusterConfig = "OverriddenByClusterConfig"
 )
 
 // PeeringPolicyReconciler keeps the objects generated from a BGPPeeringPolicy equal to
@@ -58,10 +47,10 @@ func (r *PeeringPolicyReconciler) Reconcile(ctx context.Context, req reconcile.R
 	if !p.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
-	translated := metav1.Condition{Type: ConditionTranslated, Status: metav1.ConditionTrue, Reason: "Translated"}
+	translated := metav1.Condition{Type: kbgpv1.ConditionTranslated, Status: metav1.ConditionTrue, Reason: kbgpv1.ReasonTranslated}
 	g, err := peeringpolicy.Translate(&p)
 	if err != nil {
-		translated.Status, translated.Reason, translated.Message = metav1.ConditionFalse, ReasonTranslationFailed, err.Error()
+		translated.Status, translated.Reason, translated.Message = metav1.ConditionFalse, kbgpv1.ReasonTranslationFailed, err.Error()
 		return reconcile.Result{}, r.writeStatus(ctx, &p, nil, translated)
 	}
 	var problems []string
@@ -69,10 +58,10 @@ func (r *PeeringPolicyReconciler) Reconcile(ctx context.Context, req reconcile.R
 		err := r.apply(ctx, &p, o)
 		switch {
 		case errors.Is(err, errNameTaken):
-			translated.Reason = ReasonNameTaken
+			translated.Reason = kbgpv1.ReasonNameTaken
 			problems = append(problems, err.Error())
 		case errors.Is(err, errRejected):
-			translated.Reason = ReasonRejected
+			translated.Reason = kbgpv1.ReasonRejected
 			problems = append(problems, err.Error())
 		case err != nil:
 			return reconcile.Result{}, err
@@ -209,7 +198,7 @@ func (r *PeeringPolicyReconciler) writeStatus(ctx context.Context, p *kbgpv1.BGP
 // ready mirrors the Ready condition of the generated cluster config, whose conditions
 // say on which nodes a user-written config takes precedence.
 func (r *PeeringPolicyReconciler) ready(ctx context.Context, p *kbgpv1.BGPPeeringPolicy, translated metav1.Condition) (metav1.Condition, error) {
-	c := metav1.Condition{Type: render.ConditionReady, Status: metav1.ConditionFalse}
+	c := metav1.Condition{Type: kbgpv1.ConditionReady, Status: metav1.ConditionFalse}
 	if translated.Status != metav1.ConditionTrue {
 		c.Reason, c.Message = translated.Reason, "not translated: "+translated.Message
 		return c, nil
@@ -219,14 +208,27 @@ func (r *PeeringPolicyReconciler) ready(ctx context.Context, p *kbgpv1.BGPPeerin
 	if err != nil && !apierrors.IsNotFound(err) {
 		return c, err
 	}
-	cond := meta.FindStatusCondition(cc.Status.Conditions, render.ConditionReady)
+	cond := meta.FindStatusCondition(cc.Status.Conditions, kbgpv1.ConditionReady)
 	if err != nil || cond == nil || cond.ObservedGeneration != cc.Generation {
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "Pending", "the operator has not evaluated the generated BGPClusterConfig yet"
 		return c, nil
 	}
 	c.Status, c.Reason, c.Message = cond.Status, cond.Reason, "BGPClusterConfig "+cc.Name+": "+cond.Message
-	if cond.Reason == render.ConditionConflictingClusterConfigs {
-		c.Reason = ReasonOverriddenByClusterConfig
+	if cond.Reason == kbgpv1.ConditionConflictingClusterConfigs {
+		c.Reason = kbgpv1.ReasonOverriddenByClusterConfig
 	}
 	return c, nil
+}
+
+// SetupWithManager registers the peering policy controller. Any change to a generated
+// object requeues its policy: an edit to put back, or the cluster config's conditions
+// that Ready mirrors.
+func (r *PeeringPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("peeringpolicy").
+		For(&kbgpv1.BGPPeeringPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&kbgpv1.BGPClusterConfig{}).
+		Owns(&kbgpv1.BGPPeerConfig{}).
+		Owns(&kbgpv1.BGPAdvertisement{}).
+		Complete(metrics.Instrument(r))
 }

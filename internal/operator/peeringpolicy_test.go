@@ -18,7 +18,7 @@ import (
 	"kbgp.io/kbgp/internal/operator"
 )
 
-// documentPolicy is the example policy of source document 001 ("Backward
+// documentPolicy is the example policy of docs/migration.md ("Backward
 // Compatibility"), in kbgp's group, as a user would apply it.
 const documentPolicy = `
 apiVersion: kbgp.io/v1alpha1
@@ -46,7 +46,7 @@ spec:
 
 // The objects the document says the policy becomes, in kbgp's kinds: its
 // CiliumBGPAdvertisement, CiliumBGPPeerConfig and CiliumBGPNodeConfig, with the
-// names api.md fixes (":" written "-") and both families by default.
+// names the API fixes (":" written "-") and both families by default.
 const (
 	documentAdvertisement = `
 advertisements:
@@ -185,8 +185,8 @@ func TestPeeringPolicyKeepsItsObjects(t *testing.T) {
 	createObject(t, user)
 	nodeConfigFrom(t, "bgpp-keep-1", "bgpp-keep-user")
 	c := policyCondition(t, p.Name, "Ready", metav1.ConditionFalse)
-	if r := meta.FindStatusCondition(c.Conditions, "Ready"); r.Reason != operator.ReasonOverriddenByClusterConfig {
-		t.Errorf("policy Ready reason %q (%s), want %s", r.Reason, r.Message, operator.ReasonOverriddenByClusterConfig)
+	if r := meta.FindStatusCondition(c.Conditions, "Ready"); r.Reason != kbgpv1.ReasonOverriddenByClusterConfig {
+		t.Errorf("policy Ready reason %q (%s), want %s", r.Reason, r.Message, kbgpv1.ReasonOverriddenByClusterConfig)
 	}
 	conditionOf(t, "bgpp-keep-user", "OverridesPeeringPolicy", metav1.ConditionTrue)
 	deleteObject(t, user)
@@ -213,8 +213,8 @@ func TestPeeringPolicyLeavesOthersObjectsAlone(t *testing.T) {
 	}}
 	createObject(t, p)
 	st := policyCondition(t, p.Name, "Translated", metav1.ConditionFalse)
-	if c := meta.FindStatusCondition(st.Conditions, "Translated"); c.Reason != operator.ReasonNameTaken {
-		t.Errorf("Translated reason %q (%s), want %s", c.Reason, c.Message, operator.ReasonNameTaken)
+	if c := meta.FindStatusCondition(st.Conditions, "Translated"); c.Reason != kbgpv1.ReasonNameTaken {
+		t.Errorf("Translated reason %q (%s), want %s", c.Reason, c.Message, kbgpv1.ReasonNameTaken)
 	}
 	got := &kbgpv1.BGPAdvertisement{}
 	waitFor(t, mine.Name, got)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +18,8 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// documentPolicy is the example of source document 001's backward-compatibility
-// section, as api.md writes it for kbgp (families left to their default: both).
+// documentPolicy is the example policy of docs/migration.md, as kbgp writes it
+// (families left to their default: both).
 func documentPolicy() *kbgpv1.BGPPeeringPolicy {
 	return &kbgpv1.BGPPeeringPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "01-bgp-peering-policy"},
@@ -43,7 +43,7 @@ func documentPolicy() *kbgpv1.BGPPeeringPolicy {
 }
 
 // TestTranslateGolden renders whole policies into YAML files, so a reviewer sees
-// exactly what the operator writes. Regenerate with -update.
+// exactly what the operator writes. Regenerate with KBGP_UPDATE_GOLDEN=1.
 func TestTranslateGolden(t *testing.T) {
 	services := documentPolicy()
 	services.Name = "edge"
@@ -82,7 +82,7 @@ func TestTranslateGolden(t *testing.T) {
 }
 
 // TestTranslateDocument checks the document's example field by field against what
-// source document 001 says it becomes.
+// docs/migration.md says it becomes.
 func TestTranslateDocument(t *testing.T) {
 	g, err := Translate(documentPolicy())
 	if err != nil {

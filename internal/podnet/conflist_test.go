@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestConflistGolden renders the configuration of an IPv4, an IPv6 and a dual-stack
-// node. Regenerate with -update.
+// node. Regenerate with KBGP_UPDATE_GOLDEN=1.
 func TestConflistGolden(t *testing.T) {
 	for name, cidrs := range map[string][]string{
 		"ipv4.conflist":      {"10.244.1.0/24"},

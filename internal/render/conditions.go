@@ -11,23 +11,6 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// Condition types and reasons of a BGPClusterConfig (RouterIDConflict is in
-// routerid_conflict.go).
-const (
-	ConditionReady                     = "Ready"
-	ConditionNoMatchingNodes           = "NoMatchingNodes"
-	ConditionMissingPeerConfigs        = "MissingPeerConfigs"
-	ConditionConflictingClusterConfigs = "ConflictingClusterConfigs"
-	// ConditionOverridesPeeringPolicy is set, only while true, on a user-written config
-	// that takes precedence over a BGPPeeringPolicy's generated config on some node.
-	ConditionOverridesPeeringPolicy = "OverridesPeeringPolicy"
-
-	ReasonRendered         = "Rendered"
-	ReasonNodesSelected    = "NodesSelected"
-	ReasonPeerConfigsFound = "PeerConfigsFound"
-	ReasonNoConflict       = "NoConflict"
-)
-
 // maxNamesInMessage bounds how many names a condition message lists, so a conflict
 // over thousands of nodes keeps the status small.
 const maxNamesInMessage = 10
@@ -80,58 +63,58 @@ func ClusterConfigConditions(current []metav1.Condition, generation int64, facts
 
 	noNodes := facts.SelectedNodes == 0
 	if noNodes {
-		set(ConditionNoMatchingNodes, true, ConditionNoMatchingNodes, "the nodeSelector selects no node")
+		set(kbgpv1.ConditionNoMatchingNodes, true, kbgpv1.ConditionNoMatchingNodes, "the nodeSelector selects no node")
 	} else {
-		set(ConditionNoMatchingNodes, false, ReasonNodesSelected, fmt.Sprintf("the nodeSelector selects %d node(s)", facts.SelectedNodes))
+		set(kbgpv1.ConditionNoMatchingNodes, false, kbgpv1.ReasonNodesSelected, fmt.Sprintf("the nodeSelector selects %d node(s)", facts.SelectedNodes))
 	}
 
 	missing := len(facts.MissingPeerConfigs) > 0
 	if missing {
-		set(ConditionMissingPeerConfigs, true, ConditionMissingPeerConfigs, "BGPPeerConfig not found: "+nameList(facts.MissingPeerConfigs))
+		set(kbgpv1.ConditionMissingPeerConfigs, true, kbgpv1.ConditionMissingPeerConfigs, "BGPPeerConfig not found: "+nameList(facts.MissingPeerConfigs))
 	} else {
-		set(ConditionMissingPeerConfigs, false, ReasonPeerConfigsFound, "every peerConfigRef exists")
+		set(kbgpv1.ConditionMissingPeerConfigs, false, kbgpv1.ReasonPeerConfigsFound, "every peerConfigRef exists")
 	}
 
 	conflict := len(facts.ConflictNodes) > 0
 	if conflict {
-		set(ConditionConflictingClusterConfigs, true, ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
+		set(kbgpv1.ConditionConflictingClusterConfigs, true, kbgpv1.ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
 	} else {
-		set(ConditionConflictingClusterConfigs, false, ReasonNoConflict, "no other BGPClusterConfig takes precedence on a selected node")
+		set(kbgpv1.ConditionConflictingClusterConfigs, false, kbgpv1.ReasonNoConflict, "no other BGPClusterConfig takes precedence on a selected node")
 	}
 
 	idConflict := len(facts.RouterIDConflicts) > 0
 	if idConflict {
-		set(ConditionRouterIDConflict, true, ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
+		set(kbgpv1.ConditionRouterIDConflict, true, kbgpv1.ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
 	} else {
-		set(ConditionRouterIDConflict, false, ReasonRouterIDsUnique, "every node resolved a distinct router ID")
+		set(kbgpv1.ConditionRouterIDConflict, false, kbgpv1.ReasonRouterIDsUnique, "every node resolved a distinct router ID")
 	}
 
 	// A warning only: a full pool makes collisions likely, RouterIDConflict reports
 	// the ones that happen. Ready does not depend on it.
 	if len(facts.HighPoolUsage) > 0 {
-		set(ConditionRouterIDPoolUsageHigh, true, ConditionRouterIDPoolUsageHigh, poolUsageMessage(facts.HighPoolUsage))
+		set(kbgpv1.ConditionRouterIDPoolUsageHigh, true, kbgpv1.ConditionRouterIDPoolUsageHigh, poolUsageMessage(facts.HighPoolUsage))
 	} else {
-		set(ConditionRouterIDPoolUsageHigh, false, ReasonPoolUsageNormal, "every routerIDPool is at most half used")
+		set(kbgpv1.ConditionRouterIDPoolUsageHigh, false, kbgpv1.ReasonPoolUsageNormal, "every routerIDPool is at most half used")
 	}
 
 	// Present only while it holds: most configs never meet a peering policy.
 	if len(facts.OverriddenPolicies) > 0 {
-		set(ConditionOverridesPeeringPolicy, true, ConditionOverridesPeeringPolicy, overriddenPoliciesMessage(facts.OverriddenPolicies))
+		set(kbgpv1.ConditionOverridesPeeringPolicy, true, kbgpv1.ConditionOverridesPeeringPolicy, overriddenPoliciesMessage(facts.OverriddenPolicies))
 	} else {
-		meta.RemoveStatusCondition(&out, ConditionOverridesPeeringPolicy)
+		meta.RemoveStatusCondition(&out, kbgpv1.ConditionOverridesPeeringPolicy)
 	}
 
 	switch {
 	case noNodes:
-		set(ConditionReady, false, ConditionNoMatchingNodes, "no node runs this configuration")
+		set(kbgpv1.ConditionReady, false, kbgpv1.ConditionNoMatchingNodes, "no node runs this configuration")
 	case missing:
-		set(ConditionReady, false, ConditionMissingPeerConfigs, "peers reference missing BGPPeerConfigs: "+nameList(facts.MissingPeerConfigs))
+		set(kbgpv1.ConditionReady, false, kbgpv1.ConditionMissingPeerConfigs, "peers reference missing BGPPeerConfigs: "+nameList(facts.MissingPeerConfigs))
 	case conflict:
-		set(ConditionReady, false, ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
+		set(kbgpv1.ConditionReady, false, kbgpv1.ConditionConflictingClusterConfigs, conflictMessage(facts.ConflictNodes))
 	case idConflict:
-		set(ConditionReady, false, ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
+		set(kbgpv1.ConditionReady, false, kbgpv1.ConditionRouterIDConflict, routerIDConflictMessage(facts.RouterIDConflicts))
 	default:
-		set(ConditionReady, true, ReasonRendered, fmt.Sprintf("rendered for %d node(s)", facts.SelectedNodes))
+		set(kbgpv1.ConditionReady, true, kbgpv1.ReasonRendered, fmt.Sprintf("rendered for %d node(s)", facts.SelectedNodes))
 	}
 	return out
 }

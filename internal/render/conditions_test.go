@@ -80,11 +80,11 @@ func TestClusterConfigConditions(t *testing.T) {
 // The condition about peering policies leaves when it stops holding.
 func TestOverridesPeeringPolicyLeaves(t *testing.T) {
 	held := ClusterConfigConditions(nil, 1, ClusterConfigFacts{SelectedNodes: 1, OverriddenPolicies: map[string]string{"n1": "p"}}, metav1.NewTime(t0))
-	if msg := conditionStatuses(held)[ConditionOverridesPeeringPolicy]; msg == "" {
+	if msg := conditionStatuses(held)[kbgpv1.ConditionOverridesPeeringPolicy]; msg == "" {
 		t.Fatal("no OverridesPeeringPolicy condition while it holds")
 	}
 	gone := ClusterConfigConditions(held, 2, ClusterConfigFacts{SelectedNodes: 1}, metav1.NewTime(t0))
-	if st, ok := conditionStatuses(gone)[ConditionOverridesPeeringPolicy]; ok {
+	if st, ok := conditionStatuses(gone)[kbgpv1.ConditionOverridesPeeringPolicy]; ok {
 		t.Errorf("OverridesPeeringPolicy still present (%s) once no policy is overridden", st)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kbgp.io/kbgp/internal/golden"
+	"kbgp.io/kbgp/internal/testing/golden"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +62,7 @@ var rack1 = clusterConfig("rack1", time.Hour, matchLabels("rack", "rack1"),
 )
 
 // TestNodeConfigGolden renders whole objects and compares them with YAML files, so a
-// reviewer sees exactly what the operator writes. Regenerate with -update.
+// reviewer sees exactly what the operator writes. Regenerate with KBGP_UPDATE_GOLDEN=1.
 func TestNodeConfigGolden(t *testing.T) {
 	node := Node{Name: "worker-1", UID: "6f1c1d2e-0000-4000-8000-000000000001"}
 	tests := []struct {

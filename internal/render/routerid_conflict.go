@@ -8,13 +8,6 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// ConditionRouterIDConflict is True on a BGPClusterConfig when two of its nodes run an
-// instance with the same resolved router ID.
-const (
-	ConditionRouterIDConflict = "RouterIDConflict"
-	ReasonRouterIDsUnique     = "RouterIDsUnique"
-)
-
 // RouterIDConflict is one router ID shared by several nodes in one instance.
 type RouterIDConflict struct {
 	LocalASN int64

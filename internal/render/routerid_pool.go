@@ -8,14 +8,6 @@ import (
 	"kbgp.io/kbgp/internal/routerid"
 )
 
-// ConditionRouterIDPoolUsageHigh is True on a BGPClusterConfig when more than half of
-// an instance's routerIDPool is taken by its nodes' hashed router IDs: collisions get
-// likely, and a larger pool is due (document 000: warn above 50%).
-const (
-	ConditionRouterIDPoolUsageHigh = "RouterIDPoolUsageHigh"
-	ReasonPoolUsageNormal          = "PoolUsageNormal"
-)
-
 // PoolUsage is how full one instance's router-ID pool is.
 type PoolUsage struct {
 	LocalASN int64

@@ -1,6 +1,5 @@
-// Package routerid resolves the BGP router ID of one instance on one node (design
-// document 000, adapted in api.md "Router ID"). It is pure: the caller fetches the
-// Node, passes its name, addresses and annotations in, and turns the result into
+// Package routerid resolves the BGP router ID of one instance on one node
+// (docs/router-id.md). It is pure: the caller fetches the Node, passes its name, addresses and annotations in, and turns the result into
 // status, events and metrics. Nothing here reads the API, a clock or a global
 // setting, so every rule is table-tested and fuzzed.
 //

@@ -12,7 +12,7 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// securitySeeds are routerID strings from document 000's security cases and the
+// securitySeeds are routerID strings from the security cases of security_test.go and the
 // shapes around them, seeding every fuzz target that takes a routerID.
 var securitySeeds = []string{
 	"", "10.0.0.1", "2001:db8::1", "127.0.0.1", "169.254.1.1", "255.255.255.255",

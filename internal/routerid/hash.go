@@ -87,7 +87,7 @@ func (p Pool) size() uint64 { return uint64(1) << (32 - p.Prefix().Bits()) }
 // String returns the pool in CIDR notation.
 func (p Pool) String() string { return p.Prefix().String() }
 
-// Hash maps a node name into the pool exactly as document 000 does, so the same name
+// Hash maps a node name into the pool exactly as docs/router-id.md describes, so the same name
 // gets the same ID on every architecture and in every implementation of the formula:
 // FNV-1a 32-bit over the name's bytes, offset = hash % (poolSize-1) + 1, result = pool
 // base + offset, assembled big-endian. The +1 skips the network address; the modulus

@@ -8,7 +8,7 @@ import (
 )
 
 // hashVectors were computed outside Go (an independent FNV-1a in Python) from the
-// formula of document 000. They pin the result across architectures and
+// formula of docs/router-id.md. They pin the result across architectures and
 // implementations: run them under qemu on arm64 and s390x (big-endian).
 var hashVectors = []struct {
 	node, pool, want string

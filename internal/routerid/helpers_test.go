@@ -35,5 +35,5 @@ func errText(err error) string {
 // annotationTemplate builds ${node.annotations['key']}.
 func annotationTemplate(key string) string { return annotationOpen + key + annotationClose }
 
-// kib10 is a 10 KiB string: document 000's "long input" case.
+// kib10 is a 10 KiB string: the "long input" case of docs/router-id.md ("Length first").
 var kib10 = strings.Repeat("a", 10*1024)

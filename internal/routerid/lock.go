@@ -44,7 +44,7 @@ const (
 	ResolveAndLock LockAction = iota + 1
 	// ReuseLocked: the configuration is unchanged. Use the locked ID without
 	// resolving, even if the node's addresses or annotations changed: re-resolving
-	// then would flap every session (document 000, immutability).
+	// then would flap every session (docs/router-id.md, immutability).
 	ReuseLocked
 	// ConfigChanged: the configuration differs from the locked one. A running agent
 	// keeps the locked ID and reports Message; at its next restart it resolves anew.

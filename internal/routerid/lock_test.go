@@ -23,7 +23,7 @@ func TestNewLock(t *testing.T) {
 	}
 }
 
-// TestRouterIDImmutability is document 000's "second resolution returns cached value":
+// TestRouterIDImmutability is "a second resolution returns the cached value" (docs/router-id.md, "Immutability"):
 // once locked, changing the node's annotation does not move the ID, and a configuration
 // change is reported and deferred to the next restart.
 func TestRouterIDImmutability(t *testing.T) {

@@ -20,10 +20,10 @@ var ErrInvalidConfig = errors.New("invalid router ID configuration")
 // router ID: a missing annotation, an unusable annotation value, no usable InternalIP
 // or ExternalIP IPv4. Report it as RouterIDResolutionFailed and retry with backoff:
 // cloud providers fill node addresses late and annotations may be added later. Its
-// text is the prefix of document 000's event message, verbatim, hence the capital.
+// text is the prefix of docs/router-id.md's event message, verbatim, hence the capital.
 var ErrTemplateResolution = errors.New("Template resolution failed")
 
-// FallbackMessage is document 000's RouterIDFallback event message, for a Result with
+// FallbackMessage is docs/router-id.md's RouterIDFallback event message, for a Result with
 // Fallback set.
 const FallbackMessage = "No IPv4 address, using hash-based router ID from pool"
 
@@ -143,12 +143,12 @@ func autoDetect(in Input, pool Pool) Result {
 	return Result{RouterID: pool.Hash(in.NodeName), Source: kbgpv1.RouterIDSourceHash, Fallback: true}
 }
 
-// resolvedMessage is the RouterIDResolved event message of document 000.
+// resolvedMessage is the RouterIDResolved event message of docs/router-id.md.
 func resolvedMessage(id netip.Addr, source kbgpv1.RouterIDSource, node string) string {
 	return fmt.Sprintf("Router ID resolved to %s via %s from node %s", id, via(source), node)
 }
 
-// via names a source the way the RouterIDResolved event of document 000 does
+// via names a source the way the RouterIDResolved event of docs/router-id.md does
 // ("via auto-detect").
 func via(s kbgpv1.RouterIDSource) string {
 	switch s {

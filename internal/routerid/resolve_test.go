@@ -27,7 +27,7 @@ type resolveCase struct {
 	wantIs  error
 }
 
-// resolveFunctionalCases are the functional test cases of document 000, by name.
+// resolveFunctionalCases are the functional cases of docs/router-id.md (resolution order and methods), by name.
 var resolveFunctionalCases = []resolveCase{
 	{
 		name: "explicit IPv4 (backward compatibility)",
@@ -289,7 +289,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveFallbackMessage(t *testing.T) {
-	// The event text is fixed by document 000; users grep for it.
+	// The event text is fixed by docs/router-id.md; users grep for it.
 	if want := "No IPv4 address, using hash-based router ID from pool"; FallbackMessage != want {
 		t.Errorf("FallbackMessage = %q, want %q", FallbackMessage, want)
 	}

@@ -1,6 +1,6 @@
 package routerid
 
-// resolveSecurityCases are the security test cases of document 000, by name, run by
+// resolveSecurityCases are the attacks docs/router-id.md ("Templates", "Security") refuses, by name, run by
 // TestResolve. Each must fail closed with a message that names the problem.
 var resolveSecurityCases = []resolveCase{
 	{

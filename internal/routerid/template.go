@@ -13,8 +13,8 @@ import (
 )
 
 // MaxRouterIDLength bounds a configured routerID, as the CRD does. It is checked before
-// any parsing or regular expression, so crafted input costs nothing (document 000,
-// ReDoS prevention) and errors never echo more than this many bytes.
+// any parsing or regular expression, so crafted input costs nothing (docs/router-id.md,
+// "Length first") and errors never echo more than this many bytes.
 const MaxRouterIDLength = 256
 
 // MaxAnnotationValueLength bounds an annotation value read through a template. Values
@@ -32,7 +32,7 @@ const (
 	supportedForms       = "an IPv4 address or exactly one of ${NODE_IP}, ${NODE_IPV4}, ${NODE_EXTERNAL_IP}, ${node.annotations['KEY']}"
 )
 
-// annotationKeyPattern is document 000's Kubernetes annotation-key rule: an optional
+// annotationKeyPattern is docs/router-id.md's Kubernetes annotation-key rule: an optional
 // DNS-subdomain prefix and '/', then a name. The document's whole-template pattern is
 // not used: its key class lacks '_', which Kubernetes and the CRD accept; the literal
 // frame around the key is matched with strings functions instead.
@@ -95,7 +95,7 @@ func cutFrame(s string) (string, bool) {
 }
 
 // validateAnnotationKey applies Kubernetes' annotation-key rules. The explicit checks
-// come first so that each attack from document 000 gets a message that names it; the
+// come first so that each attack from docs/router-id.md gets a message that names it; the
 // regular expression then admits only the Kubernetes form. '..' is rejected although
 // Kubernetes allows it in a name: it has no use in a router-ID key and looks like path
 // traversal to every reader of the logs.

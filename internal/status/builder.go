@@ -14,40 +14,25 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/routerid"
 	"kbgp.io/kbgp/internal/sanitize"
 	"kbgp.io/kbgp/internal/speakers"
 )
 
-// Condition types and reasons of a BGPNodeConfig.
-const (
-	ConditionReady            = "Ready"
-	ConditionDegraded         = "Degraded"
-	ConditionRouterIDResolved = "RouterIDResolved"
-
-	ReasonConfigurationSuccessful = "ConfigurationSuccessful"
-	ReasonConfigurationFailed     = "ConfigurationFailed"
-	ReasonRouterIDFailed          = "RouterIDResolutionFailed"
-	ReasonRouterIDPending         = "WaitingForNode"
-	ReasonRouterIDConfigError     = "RouterIDConfigError"
-	// ReasonRouterIDResolved is used when instances differ in how their IDs resolved.
-	ReasonRouterIDResolved = "RouterIDResolved"
-)
-
-// routerIDReasons are the RouterIDResolved reasons by source, as in document 000
-// ("AutoDetect" for the node's InternalIP).
+// routerIDReasons are the RouterIDResolved reasons by source ("AutoDetect" for the
+// node's InternalIP).
 var routerIDReasons = map[kbgpv1.RouterIDSource]string{
-	kbgpv1.RouterIDSourceExplicit: "Explicit",
-	kbgpv1.RouterIDSourceTemplate: "Template",
-	kbgpv1.RouterIDSourceNodeIPv4: "AutoDetect",
-	kbgpv1.RouterIDSourceHash:     "HashFallback",
+	kbgpv1.RouterIDSourceExplicit: kbgpv1.ReasonRouterIDExplicit,
+	kbgpv1.RouterIDSourceTemplate: kbgpv1.ReasonRouterIDTemplate,
+	kbgpv1.RouterIDSourceNodeIPv4: kbgpv1.ReasonRouterIDAutoDetect,
+	kbgpv1.RouterIDSourceHash:     kbgpv1.ReasonRouterIDHashFallback,
 }
 
 // Input is what the status is built from.
 type Input struct {
 	NodeConfig *kbgpv1.BGPNodeConfig
-	Build      intent.Result
+	// Failed are the resources intent.Build could not apply.
+	Failed []kbgpv1.FailedResource
 	// RouterIDs are the router-ID decisions by local ASN.
 	RouterIDs map[int64]routerid.Decision
 	// Snapshot is the speaker set's view of the running speakers.
@@ -66,7 +51,7 @@ type Input struct {
 func Build(in Input) kbgpv1.BGPNodeConfigStatus {
 	nc := in.NodeConfig
 	out := kbgpv1.BGPNodeConfigStatus{ObservedGeneration: nc.Generation}
-	out.FailedResources = slices.Clone(in.Build.Failed)
+	out.FailedResources = slices.Clone(in.Failed)
 	// Peer errors become one entry for the node config; they are taken in a fixed order so
 	// that the joined message does not change from one build to the next, and each names
 	// its instance and VRF, since a peer name is unique only inside one instance.
@@ -138,7 +123,7 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 }
 
 // agentConditions are the conditions setConditions sets.
-var agentConditions = []string{ConditionReady, ConditionDegraded, ConditionRouterIDResolved}
+var agentConditions = []string{kbgpv1.ConditionReady, kbgpv1.ConditionDegraded, kbgpv1.ConditionRouterIDResolved}
 
 // setConditions sets Ready, Degraded and RouterIDResolved. A session that is not
 // Established is not a configuration failure: Ready says the configuration applied,
@@ -165,12 +150,12 @@ func setConditions(out *kbgpv1.BGPNodeConfigStatus, in Input) {
 		problems = append(problems, in.ApplyError.Error())
 	}
 	if len(problems) == 0 {
-		set(ConditionReady, true, ReasonConfigurationSuccessful, "every resource applied and every peer is configured")
-		set(ConditionDegraded, false, ReasonConfigurationSuccessful, "nothing failed")
+		set(kbgpv1.ConditionReady, true, kbgpv1.ReasonConfigurationSuccessful, "every resource applied and every peer is configured")
+		set(kbgpv1.ConditionDegraded, false, kbgpv1.ReasonConfigurationSuccessful, "nothing failed")
 	} else {
 		msg := truncate(strings.Join(problems, "; "))
-		set(ConditionReady, false, ReasonConfigurationFailed, msg)
-		set(ConditionDegraded, true, ReasonConfigurationFailed, msg)
+		set(kbgpv1.ConditionReady, false, kbgpv1.ReasonConfigurationFailed, msg)
+		set(kbgpv1.ConditionDegraded, true, kbgpv1.ReasonConfigurationFailed, msg)
 	}
 	setRouterIDCondition(in.RouterIDs, set)
 }
@@ -196,25 +181,25 @@ func setRouterIDCondition(ids map[int64]routerid.Decision, set func(typ string, 
 		if r := routerIDReasons[d.Lock.Source]; reason == "" || reason == r {
 			reason = r
 		} else {
-			reason = ReasonRouterIDResolved
+			reason = kbgpv1.ReasonRouterIDResolved
 		}
 	}
 	switch {
 	case len(failed) > 0:
-		set(ConditionRouterIDResolved, false, failReason, truncate(strings.Join(failed, "; ")))
+		set(kbgpv1.ConditionRouterIDResolved, false, failReason, truncate(strings.Join(failed, "; ")))
 	case len(resolved) > 0:
-		set(ConditionRouterIDResolved, true, reason, truncate(strings.Join(resolved, "; ")))
+		set(kbgpv1.ConditionRouterIDResolved, true, reason, truncate(strings.Join(resolved, "; ")))
 	}
 }
 
 func failureReason(d routerid.Decision) string {
 	switch {
 	case errors.Is(d.Err, routerid.ErrNodeNotReady):
-		return ReasonRouterIDPending
+		return kbgpv1.ReasonRouterIDPending
 	case errors.Is(d.Err, routerid.ErrInvalidConfig):
-		return ReasonRouterIDConfigError
+		return kbgpv1.ReasonRouterIDConfigError
 	}
-	return ReasonRouterIDFailed
+	return kbgpv1.ReasonRouterIDFailed
 }
 
 func firstOr(have, next string) string {

@@ -15,7 +15,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/routerid"
 	"kbgp.io/kbgp/internal/speakers"
 )
@@ -100,7 +99,7 @@ func TestBuild(t *testing.T) {
 		{
 			name: "missing peer config: Degraded, peer Idle",
 			in: Input{NodeConfig: nodeConfig("tor-a"), RouterIDs: resolved(kbgpv1.RouterIDSourceExplicit),
-				Build: intent.Result{Failed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}}}},
+				Failed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}}},
 			conditions: map[string]string{"Ready": "False/ConfigurationFailed", "Degraded": "True/ConfigurationFailed",
 				"RouterIDResolved": "True/Explicit"},
 			failed: 1, peerState: kbgpv1.PeeringStateIdle,
@@ -183,7 +182,7 @@ func TestBuildKeepsTransitionTimes(t *testing.T) {
 			t.Fatalf("condition %s moved its transition time to %v", c.Type, c.LastTransitionTime)
 		}
 	}
-	if !meta.IsStatusConditionTrue(again.Conditions, ConditionReady) {
+	if !meta.IsStatusConditionTrue(again.Conditions, kbgpv1.ConditionReady) {
 		t.Fatal("not Ready")
 	}
 }
@@ -227,7 +226,7 @@ func TestBuildKeepsFailedResourcesWithinTheSchema(t *testing.T) {
 		in.PeerErrors[speakers.PeerRef{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: fmt.Sprintf("tor-%02d", i)}] = errors.New("the speaker refused the peer for a long reason")
 	}
 	for i := range 100 {
-		in.Build.Failed = append(in.Build.Failed, kbgpv1.FailedResource{Kind: "Service", Name: fmt.Sprintf("shop/svc-%03d", i), Message: "refused"})
+		in.Failed = append(in.Failed, kbgpv1.FailedResource{Kind: "Service", Name: fmt.Sprintf("shop/svc-%03d", i), Message: "refused"})
 	}
 	got := Build(in).FailedResources
 	if len(got) > kbgpv1.MaxFailedResources-kbgpv1.MaxOperatorFailedResources {

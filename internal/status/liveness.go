@@ -7,13 +7,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
 
-// ReasonAgentNotReporting is the Ready reason the operator sets when a node's agent has
-// stopped renewing its Lease: the status was written by an agent that may be gone, so
-// Ready is Unknown rather than a stale True. The agent puts its own Ready back after its
-// next renewal.
-const ReasonAgentNotReporting = "AgentNotReporting"
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
 
 // LeaseExpiry is when an agent Lease runs out: its last renewal plus its duration. ok
 // is false for a Lease that was never renewed or has no duration.
@@ -26,8 +22,8 @@ func LeaseExpiry(l *coordinationv1.Lease) (expiry time.Time, ok bool) {
 
 // MarkedNotReporting reports whether Ready says the agent is not reporting.
 func MarkedNotReporting(conditions []metav1.Condition) bool {
-	c := meta.FindStatusCondition(conditions, ConditionReady)
-	return c != nil && c.Reason == ReasonAgentNotReporting
+	c := meta.FindStatusCondition(conditions, kbgpv1.ConditionReady)
+	return c != nil && c.Reason == kbgpv1.ReasonAgentNotReporting
 }
 
 // NotReportingCondition is the Ready condition for a node whose agent's Lease expired.
@@ -38,7 +34,7 @@ func NotReportingCondition(l *coordinationv1.Lease, generation int64, now time.T
 			l.Namespace, l.Name, l.Spec.RenewTime.UTC().Format(time.RFC3339), now.Sub(expiry).Truncate(time.Second))
 	}
 	return metav1.Condition{
-		Type: ConditionReady, Status: metav1.ConditionUnknown, Reason: ReasonAgentNotReporting,
+		Type: kbgpv1.ConditionReady, Status: metav1.ConditionUnknown, Reason: kbgpv1.ReasonAgentNotReporting,
 		Message: msg, ObservedGeneration: generation,
 		// The operator sets it only on a node not yet marked, so it is a transition.
 		LastTransitionTime: metav1.NewTime(now.UTC().Truncate(time.Second)),

@@ -8,6 +8,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
 func TestLeaseExpiry(t *testing.T) {
@@ -37,7 +39,7 @@ func TestNotReportingCondition(t *testing.T) {
 		Spec:       coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: renewed}, LeaseDurationSeconds: ptr.To[int32](40)},
 	}
 	c := NotReportingCondition(l, 3, renewed.Add(100*time.Second))
-	if c.Type != ConditionReady || c.Status != metav1.ConditionUnknown || c.Reason != ReasonAgentNotReporting || c.ObservedGeneration != 3 {
+	if c.Type != kbgpv1.ConditionReady || c.Status != metav1.ConditionUnknown || c.Reason != kbgpv1.ReasonAgentNotReporting || c.ObservedGeneration != 3 {
 		t.Errorf("condition = %+v", c)
 	}
 	if want := "kbgp-system/kbgp-agent-worker-1 since 2026-11-24T10:00:00Z (expired 1m0s ago)"; !strings.Contains(c.Message, want) {
@@ -46,7 +48,7 @@ func TestNotReportingCondition(t *testing.T) {
 	if !MarkedNotReporting([]metav1.Condition{c}) {
 		t.Error("MarkedNotReporting = false for the condition it built")
 	}
-	if MarkedNotReporting([]metav1.Condition{{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonConfigurationSuccessful}}) {
+	if MarkedNotReporting([]metav1.Condition{{Type: kbgpv1.ConditionReady, Status: metav1.ConditionTrue, Reason: kbgpv1.ReasonConfigurationSuccessful}}) {
 		t.Error("MarkedNotReporting = true for an agent's own Ready")
 	}
 }

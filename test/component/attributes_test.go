@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 var routerC = netip.MustParseAddr("127.0.0.5")

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestServiceEventsReachEachPeer runs the hot path (ApplyExports) against real GoBGP

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
 	"kbgp.io/kbgp/internal/speakers"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestMaxPrefixesHoldsThePeerDown: a router that sends more routes than its

@@ -15,8 +15,8 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
 	"kbgp.io/kbgp/internal/speakers"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // These tests run the speaker set with the GoBGP adapter against real GoBGP speakers on
@@ -43,7 +43,7 @@ func newTestSpeakers(t *testing.T) *speakers.Set {
 }
 
 // startRouter starts a router at addr with ASN asn that accepts the local speaker.
-func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgp.NeighborOption) *gobgptest.Router {
+func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgptest.NeighborOption) *gobgptest.Router {
 	t.Helper()
 	r := gobgptest.Start(t, addr, asn)
 	r.AddNeighbor(t, local, key.LocalASN, opts...)
@@ -191,8 +191,8 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 }
 
 func TestMD5(t *testing.T) {
-	a := startRouter(t, routerA, 65010, gobgp.WithPassword("s3cret"))
-	b := startRouter(t, routerB, 65020, gobgp.WithPassword("s3cret"))
+	a := startRouter(t, routerA, 65010, gobgptest.WithPassword("s3cret"))
+	b := startRouter(t, routerB, 65020, gobgptest.WithPassword("s3cret"))
 	set := newTestSpeakers(t)
 	right := peerTo("a", a, 65010)
 	right.Password = "s3cret"
@@ -209,7 +209,7 @@ func TestMD5(t *testing.T) {
 func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
 		t.Run(map[bool]string{true: "graceful", false: "cease"}[graceful], func(t *testing.T) {
-			a := startRouter(t, routerA, 65010, gobgp.WithGracefulRestart(120*time.Second))
+			a := startRouter(t, routerA, 65010, gobgptest.WithGracefulRestart(120*time.Second))
 			set := newTestSpeakers(t)
 			p := peerTo("a", a, 65010, plain(pfxPod))
 			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}

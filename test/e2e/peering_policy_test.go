@@ -18,7 +18,7 @@ import (
 )
 
 // TestClusterConfiguredByAPeeringPolicyOnly: the only BGP object is a
-// BGPPeeringPolicy (source document 001's single object). The operator generates the
+// BGPPeeringPolicy (the single-object policy). The operator generates the
 // split objects, the agent peers with FRR and FRR gets the node's pod CIDR; deleting
 // the policy (the garbage collector running, as in a cluster) removes every generated
 // object, closes the session and withdraws the route.

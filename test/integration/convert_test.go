@@ -42,7 +42,7 @@ func TestConvertOutputIsAccepted(t *testing.T) {
 				t.Fatal(err)
 			}
 			if stdout.String() != string(golden) {
-				t.Errorf("kubectl bgp convert printed other objects than testdata/out/%s.yaml (run go test ./internal/convert -update):\n%s", name, stdout.String())
+				t.Errorf("kubectl bgp convert printed other objects than testdata/out/%s.yaml (run KBGP_UPDATE_GOLDEN=1 go test ./internal/convert):\n%s", name, stdout.String())
 			}
 			objs, err := yamlObjects(stdout.String())
 			if err != nil {

@@ -1,4 +1,4 @@
-// Package lab runs `kbgp lab` as a user would: the built binary, which starts its own
+// Package lab runs `kbgp-lab` as a user would: the built binary, which starts its own
 // API server, operator, agents and upstream router. It is the end-to-end test of the
 // whole pipeline that needs neither root nor network namespaces.
 package lab
@@ -32,14 +32,14 @@ func build(t *testing.T, dir, pkg string) string {
 	return bin
 }
 
-// TestLabOnce is the README's quick start: `kbgp lab --once` exits 0 only when every
+// TestLabOnce is the README's quick start: `kbgp-lab --once` exits 0 only when every
 // session is Established and the upstream router has exactly the expected routes.
 func TestLabOnce(t *testing.T) {
 	dir := t.TempDir()
-	kbgp := build(t, dir, "./cmd/kbgp")
-	out, err := exec.Command(kbgp, "lab", "--once", "--timeout", "2m", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
+	kbgp := build(t, dir, "./cmd/kbgp-lab")
+	out, err := exec.Command(kbgp, "--once", "--timeout", "2m", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
 	if err != nil {
-		t.Fatalf("kbgp lab --once: %v\n%s", err, out)
+		t.Fatalf("kbgp-lab --once: %v\n%s", err, out)
 	}
 	for _, want := range []string{
 		"Every session is Established and every expected route arrived.",
@@ -58,10 +58,10 @@ func TestLabOnce(t *testing.T) {
 // Debian's frr package, both present in CI): the same answer key must hold.
 func TestLabOnceWithFRR(t *testing.T) {
 	dir := t.TempDir()
-	kbgp := build(t, dir, "./cmd/kbgp")
-	out, err := exec.Command(kbgp, "lab", "--once", "--router=frr", "--timeout", "2m", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
+	kbgp := build(t, dir, "./cmd/kbgp-lab")
+	out, err := exec.Command(kbgp, "--once", "--router=frr", "--timeout", "2m", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
 	if err != nil {
-		t.Fatalf("kbgp lab --once --router=frr: %v\n%s", err, out)
+		t.Fatalf("kbgp-lab --once --router=frr: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "Every session is Established and every expected route arrived.") {
 		t.Errorf("output:\n%s", out)
@@ -72,11 +72,11 @@ func TestLabOnceWithFRR(t *testing.T) {
 // to come up, --once reports what is missing and exits non-zero.
 func TestLabOnceFailsWhenNotReady(t *testing.T) {
 	dir := t.TempDir()
-	kbgp := build(t, dir, "./cmd/kbgp")
-	out, err := exec.Command(kbgp, "lab", "--once", "--timeout", "1ms", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
+	kbgp := build(t, dir, "./cmd/kbgp-lab")
+	out, err := exec.Command(kbgp, "--once", "--timeout", "1ms", "--dir", filepath.Join(dir, "lab")).CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		t.Fatalf("kbgp lab --once with no time to come up: err %v, want a non-zero exit\n%s", err, out)
+		t.Fatalf("kbgp-lab --once with no time to come up: err %v, want a non-zero exit\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "Not as expected:") {
 		t.Errorf("output does not say what is missing:\n%s", out)
@@ -88,10 +88,10 @@ func TestLabOnceFailsWhenNotReady(t *testing.T) {
 // none of the processes it started.
 func TestLabRunsUntilInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	kbgp := build(t, dir, "./cmd/kbgp")
+	kbgp := build(t, dir, "./cmd/kbgp-lab")
 	plugin := build(t, dir, "./cmd/kubectl-bgp")
 	labDir := filepath.Join(dir, "lab")
-	cmd := exec.Command(kbgp, "lab", "--dir", labDir)
+	cmd := exec.Command(kbgp, "--dir", labDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"kbgp.io/kbgp/internal/intent"
 )
 
-// nodeCacheTTL is how long a fetched Node is reused (document 000: 5 minutes) when no
+// nodeCacheTTL is how long a fetched Node is reused (5 minutes, docs/design/README.md) when no
 // watched change (nodeMatters) asks for a fresh read.
 const nodeCacheTTL = 5 * time.Minute
 

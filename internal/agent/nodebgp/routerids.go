@@ -17,7 +17,7 @@ import (
 	"kbgp.io/kbgp/internal/sanitize"
 )
 
-// Router-ID event reasons on the BGPNodeConfig (document 000, plus ConfigChanged for a
+// Router-ID event reasons on the BGPNodeConfig (docs/router-id.md, plus ConfigChanged for a
 // change that waits for the next restart).
 const (
 	EventRouterIDResolved         = "RouterIDResolved"

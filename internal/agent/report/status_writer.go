@@ -235,7 +235,7 @@ func (w *StatusWriter) write(ctx context.Context) bool {
 	}
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 	st := status.Build(status.Input{
-		NodeConfig: nc, Build: build, RouterIDs: routerIDs, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
+		NodeConfig: nc, Failed: build.Failed, RouterIDs: routerIDs, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
 		ApplyError: applyErr, Previous: previous,
 	})
 	st.LastUpdateTime = previous.LastUpdateTime
@@ -270,9 +270,6 @@ func (w *StatusWriter) ReassertIfMarkedStale(ctx context.Context) {
 	w.Trigger()
 }
 
-// ReasonAgentShutdown is the Ready reason a stopping agent leaves behind.
-const ReasonAgentShutdown = "AgentShutdown"
-
 // MarkShutdown sets Ready=False (AgentShutdown) in the status when the agent stops and
 // no peer keeps its routes through graceful restart: the node no longer announces
 // anything and status must not say Ready. With graceful restart the peers keep the
@@ -287,7 +284,7 @@ func (w *StatusWriter) MarkShutdown(ctx context.Context) {
 	}
 	st := *written.DeepCopy()
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type: status.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonAgentShutdown,
+		Type: kbgpv1.ConditionReady, Status: metav1.ConditionFalse, Reason: kbgpv1.ReasonAgentShutdown,
 		Message: "the agent stopped and closed its sessions", ObservedGeneration: nc.Generation,
 	})
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))

@@ -14,7 +14,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestBFDStaysDownUntilEstablished shows the GoBGP patch "bfd after established": a

@@ -14,6 +14,7 @@ import (
 	gobgppacket "github.com/osrg/gobgp/v4/pkg/packet/bgp"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // recordingSink keeps the prefixes a feed reported as sent.
@@ -49,7 +50,7 @@ func TestReplayDropsLoopsAsTheStreamDoes(t *testing.T) {
 	}
 	port := uint16(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	up, err := StartUpstream(ctx, UpstreamConfig{ASN: 65010, RouterID: remote, Address: remote, Port: port})
+	up, err := gobgptest.StartUpstream(ctx, gobgptest.UpstreamConfig{ASN: 65010, RouterID: remote, Address: remote, Port: port})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestReplayDropsLoopsAsTheStreamDoes(t *testing.T) {
 	nlri, _ := gobgppacket.NewIPAddrPrefix(loop)
 	nh, _ := gobgppacket.NewPathAttributeNextHop(remote)
 	asPath := gobgppacket.NewPathAttributeAsPath([]gobgppacket.AsPathParamInterface{gobgppacket.NewAs4PathParam(gobgppacket.BGP_ASPATH_ATTR_TYPE_SEQ, []uint32{65001})})
-	if _, err := up.srv.AddPath(apiutil.AddPathRequest{Paths: []*apiutil.Path{{Family: gobgppacket.RF_IPv4_UC, Nlri: nlri,
+	if _, err := up.Server().AddPath(apiutil.AddPathRequest{Paths: []*apiutil.Path{{Family: gobgppacket.RF_IPv4_UC, Nlri: nlri,
 		Attrs: []gobgppacket.PathAttributeInterface{gobgppacket.NewPathAttributeOrigin(0), nh, asPath}}}}); err != nil {
 		t.Fatal(err)
 	}

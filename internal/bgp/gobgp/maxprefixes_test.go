@@ -8,7 +8,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestHeldDownPeerIsRetried runs the adapter against a real GoBGP router that sends
@@ -24,7 +24,7 @@ func TestHeldDownPeerIsRetried(t *testing.T) {
 		if port == 0 {
 			u = gobgptest.Start(t, remote, 65010)
 		} else {
-			up, err := gobgp.StartUpstream(ctx, gobgp.UpstreamConfig{ASN: 65010, RouterID: remote, Address: remote, Port: port})
+			up, err := gobgptest.StartUpstream(ctx, gobgptest.UpstreamConfig{ASN: 65010, RouterID: remote, Address: remote, Port: port})
 			if err != nil {
 				t.Fatal(err)
 			}

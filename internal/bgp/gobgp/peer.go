@@ -6,6 +6,7 @@ import (
 	api "github.com/osrg/gobgp/v4/api"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp/gobgpapi"
 )
 
 // toAPIPeer converts a peer to GoBGP's form. Graceful restart goes on every family the
@@ -62,9 +63,9 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 		}
 	}
 	for _, f := range p.Families {
-		afi := &api.AfiSafi{Config: &api.AfiSafiConfig{Family: apiFamily(f), Enabled: true}}
+		afi := &api.AfiSafi{Config: &api.AfiSafiConfig{Family: gobgpapi.Family(f), Enabled: true}}
 		if limit, ok := p.MaxPrefixes[f]; ok {
-			afi.PrefixLimits = &api.PrefixLimit{Family: apiFamily(f), MaxPrefixes: limit}
+			afi.PrefixLimits = &api.PrefixLimit{Family: gobgpapi.Family(f), MaxPrefixes: limit}
 		}
 		if p.GracefulRestart.Enabled {
 			afi.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
@@ -84,13 +85,6 @@ func familyOf(f *api.Family) bgp.Family {
 		return bgp.FamilyIPv6Unicast
 	}
 	return bgp.FamilyIPv4Unicast
-}
-
-func apiFamily(f bgp.Family) *api.Family {
-	if f == bgp.FamilyIPv6Unicast {
-		return &api.Family{Afi: api.Family_AFI_IP6, Safi: api.Family_SAFI_UNICAST}
-	}
-	return &api.Family{Afi: api.Family_AFI_IP, Safi: api.Family_SAFI_UNICAST}
 }
 
 // deferralTime is how long a restarting speaker waits for the routers' End-of-RIBs

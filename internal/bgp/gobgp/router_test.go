@@ -9,7 +9,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // TestReceivedRoutesAreCountedButNeverImported runs the adapter against a real GoBGP

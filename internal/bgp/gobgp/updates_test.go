@@ -8,7 +8,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp/gobgptest"
+	"kbgp.io/kbgp/internal/testing/gobgptest"
 )
 
 // The tests of this file show how the patches of third_party/gobgp shape the UPDATEs
@@ -20,24 +20,24 @@ type updatesLab struct {
 	router bgp.Router
 	peer   netip.Addr
 	local  netip.Addr
-	got    chan gobgp.Arrival
+	got    chan gobgptest.Arrival
 }
 
 func newUpdatesLab(t *testing.T, remote netip.Addr, export []bgp.Path) *updatesLab {
 	t.Helper()
 	local := netip.MustParseAddr("127.0.0.1")
 	up := gobgptest.Start(t, remote, 65010)
-	l := &updatesLab{peer: remote, local: local, got: make(chan gobgp.Arrival, 1<<12)}
+	l := &updatesLab{peer: remote, local: local, got: make(chan gobgptest.Arrival, 1<<12)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if err := up.Upstream.WatchArrivals(ctx, func(a gobgp.Arrival) {
+	if err := up.Upstream.WatchArrivals(ctx, func(a gobgptest.Arrival) {
 		if a.Neighbor == local {
 			l.got <- a
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	up.AddNeighbor(t, local, 65001, gobgp.WithGracefulRestart(120*time.Second))
+	up.AddNeighbor(t, local, 65001, gobgptest.WithGracefulRestart(120*time.Second))
 	r, err := gobgp.Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func newUpdatesLab(t *testing.T, remote netip.Addr, export []bgp.Path) *updatesL
 }
 
 // next returns the next UPDATE or End-of-RIB the router read from the speaker.
-func (l *updatesLab) next(t *testing.T) gobgp.Arrival {
+func (l *updatesLab) next(t *testing.T) gobgptest.Arrival {
 	t.Helper()
 	for {
 		select {

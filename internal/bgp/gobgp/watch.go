@@ -12,6 +12,7 @@ import (
 	"github.com/osrg/gobgp/v4/pkg/server"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp/gobgpapi"
 )
 
 // session is what the state watch learned about one peer.
@@ -95,7 +96,7 @@ func (r *router) Peers(ctx context.Context) ([]bgp.PeerStatus, error) {
 
 func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	addr, _ := netip.ParseAddr(p.GetConf().GetNeighborAddress())
-	st := bgp.PeerStatus{Address: addr, State: sessionState(p.GetState().GetSessionState())}
+	st := bgp.PeerStatus{Address: addr, State: gobgpapi.SessionState(p.GetState().GetSessionState())}
 	if p.GetBfd().GetEnabled() {
 		st.BFDState = bfdState(p.GetState().GetBfdState().GetSessionState())
 	}
@@ -147,22 +148,5 @@ func bfdState(s api.BfdSessionState) bgp.BFDState {
 		return bgp.BFDAdminDown
 	default:
 		return bgp.BFDDown
-	}
-}
-
-func sessionState(s api.PeerState_SessionState) bgp.SessionState {
-	switch s {
-	case api.PeerState_SESSION_STATE_CONNECT:
-		return bgp.StateConnect
-	case api.PeerState_SESSION_STATE_ACTIVE:
-		return bgp.StateActive
-	case api.PeerState_SESSION_STATE_OPENSENT:
-		return bgp.StateOpenSent
-	case api.PeerState_SESSION_STATE_OPENCONFIRM:
-		return bgp.StateOpenConfirm
-	case api.PeerState_SESSION_STATE_ESTABLISHED:
-		return bgp.StateEstablished
-	default:
-		return bgp.StateIdle
 	}
 }

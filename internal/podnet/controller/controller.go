@@ -57,17 +57,9 @@ type Config struct {
 	ClusterPodCIDRs []netip.Prefix
 }
 
-// Pod network condition and reasons.
-const (
-	ConditionPodNetworkReady = "PodNetworkReady"
-	reasonConfigWritten      = "ConfigWritten"
-	reasonNoPodCIDR          = "NoPodCIDR"
-	reasonInvalidPodCIDR     = "InvalidPodCIDR"
-	reasonWriteFailed        = "WriteFailed"
-	// fieldManager owns status.podNetwork and PodNetworkReady only, beside the agent's
-	// status writer ("kbgp-agent").
-	fieldManager = "kbgp-agent-podnetwork"
-)
+// fieldManager owns status.podNetwork and PodNetworkReady only, beside the agent's
+// status writer ("kbgp-agent").
+const fieldManager = "kbgp-agent-podnetwork"
 
 // gatewayRecheck is how often the status looks for gateways kbgp-cni has not recorded
 // yet (no pod of that family on the node so far).
@@ -141,22 +133,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	path := filepath.Join(r.config.CNIConfDir, podnet.FileName)
 	mtu := r.mtu()
 	st := kbgpv1.PodNetworkStatus{Bridge: r.config.Bridge, MTU: int32(mtu), CNIConfig: path, InstalledRoutes: int32(r.routes.Count())}
-	cond := metav1.Condition{Type: ConditionPodNetworkReady, Status: metav1.ConditionFalse}
+	cond := metav1.Condition{Type: kbgpv1.ConditionPodNetworkReady, Status: metav1.ConditionFalse}
 	cidrs, err := podnet.PodCIDRs(node.Spec.PodCIDRs, node.Spec.PodCIDR)
 	switch {
 	case err != nil:
-		cond.Reason, cond.Message = reasonInvalidPodCIDR, err.Error()+"; the last good CNI configuration stays"
+		cond.Reason, cond.Message = kbgpv1.ReasonInvalidPodCIDR, err.Error()+"; the last good CNI configuration stays"
 	case len(cidrs) == 0:
-		cond.Reason, cond.Message = reasonNoPodCIDR, "the Node has no pod CIDR yet"
+		cond.Reason, cond.Message = kbgpv1.ReasonNoPodCIDR, "the Node has no pod CIDR yet"
 	default:
 		for _, c := range cidrs {
 			st.PodCIDRs = append(st.PodCIDRs, c.String())
 		}
 		st.Gateways = r.gateways(cidrs)
 		if err := r.write(path, cidrs, mtu); err != nil {
-			cond.Reason, cond.Message = reasonWriteFailed, err.Error()
+			cond.Reason, cond.Message = kbgpv1.ReasonWriteFailed, err.Error()
 		} else {
-			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, reasonConfigWritten, "CNI configuration "+path+" written for "+fmt.Sprint(st.PodCIDRs)
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, kbgpv1.ReasonConfigWritten, "CNI configuration "+path+" written for "+fmt.Sprint(st.PodCIDRs)
 		}
 	}
 	if cond.Status != metav1.ConditionTrue {
@@ -224,7 +216,7 @@ func (r *Reconciler) report(ctx context.Context, st kbgpv1.PodNetworkStatus, con
 	// Keep the transition time of an unchanged condition.
 	conds := slices.Clone(nc.Status.Conditions)
 	meta.SetStatusCondition(&conds, cond)
-	status := &kbgpv1.BGPNodeConfigStatus{PodNetwork: &st, Conditions: []metav1.Condition{*meta.FindStatusCondition(conds, ConditionPodNetworkReady)}}
+	status := &kbgpv1.BGPNodeConfigStatus{PodNetwork: &st, Conditions: []metav1.Condition{*meta.FindStatusCondition(conds, kbgpv1.ConditionPodNetworkReady)}}
 	err := nodestatus.Apply(ctx, r.client, r.nodeName, fieldManager, status)
 	if apierrors.IsNotFound(err) {
 		return nil

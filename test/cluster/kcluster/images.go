@@ -44,7 +44,7 @@ type imageArchive struct {
 // rollout can be driven), the pod sandbox and the echo workload.
 func buildImages(repo, dir string) ([]imageArchive, error) {
 	bins := filepath.Join(dir, "bin")
-	if err := goBuild(repo, bins, "-tags", "nolab", "-ldflags", "-s -w -X main.version=cluster", "./cmd/kbgp"); err != nil {
+	if err := goBuild(repo, bins, "-ldflags", "-s -w -X main.version=cluster", "./cmd/kbgp"); err != nil {
 		return nil, err
 	}
 	if err := goBuild(repo, bins, "-ldflags", "-s -w", "./test/cluster/images/pause", "./test/cluster/images/echo"); err != nil {

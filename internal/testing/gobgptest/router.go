@@ -1,4 +1,4 @@
-// Package gobgptest wraps gobgp.Upstream, the plain GoBGP router, for tests: started on
+// Package gobgptest wraps Upstream, the plain GoBGP router, for tests: started on
 // a loopback address at a free port and stopped when the test ends, with methods that
 // fail the test instead of returning errors, and Eventually for polling.
 package gobgptest
@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
-	"kbgp.io/kbgp/internal/bgp/gobgp"
 )
 
 // Router is an Upstream listening on Addr:Port.
 type Router struct {
 	Addr     netip.Addr
 	Port     uint16
-	Upstream *gobgp.Upstream
+	Upstream *Upstream
 }
 
 // Start runs a router with ASN asn and router ID addr, listening on addr at a free
@@ -27,7 +26,7 @@ type Router struct {
 func Start(t *testing.T, addr netip.Addr, asn uint32) *Router {
 	t.Helper()
 	port := freePort(t, addr)
-	u, err := gobgp.StartUpstream(context.Background(), gobgp.UpstreamConfig{ASN: asn, RouterID: addr, Address: addr, Port: port})
+	u, err := StartUpstream(context.Background(), UpstreamConfig{ASN: asn, RouterID: addr, Address: addr, Port: port})
 	if err != nil {
 		t.Fatalf("start test router %s: %v", addr, err)
 	}
@@ -35,8 +34,8 @@ func Start(t *testing.T, addr netip.Addr, asn uint32) *Router {
 	return &Router{Addr: addr, Port: port, Upstream: u}
 }
 
-// AddNeighbor accepts a session from addr (see gobgp.Upstream.AddNeighbor).
-func (r *Router) AddNeighbor(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgp.NeighborOption) {
+// AddNeighbor accepts a session from addr (see Upstream.AddNeighbor).
+func (r *Router) AddNeighbor(t *testing.T, addr netip.Addr, asn uint32, opts ...NeighborOption) {
 	t.Helper()
 	if err := r.Upstream.AddNeighbor(context.Background(), addr, asn, opts...); err != nil {
 		t.Fatalf("test router %s: %v", r.Addr, err)

@@ -1,4 +1,4 @@
-package gobgp
+package gobgptest
 
 import (
 	"context"
@@ -16,10 +16,11 @@ import (
 	"github.com/osrg/gobgp/v4/pkg/server"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/bgp/gobgp/gobgpapi"
 )
 
 // Upstream is a plain BGP router that kbgp speakers peer with: the top-of-rack switch
-// of `kbgp lab` and the routers of the component tests. It accepts sessions from the
+// of `kbgp-lab` and the routers of the component tests. It accepts sessions from the
 // neighbors it is given, keeps everything they send and reports it per neighbor, with
 // the attributes as received, and counts how often each session went down, so a
 // caller can prove that a change did not flap one.
@@ -52,7 +53,7 @@ func StartUpstream(ctx context.Context, c UpstreamConfig) (*Upstream, error) {
 	}
 	level := new(slog.LevelVar)
 	level.Set(slog.LevelWarn)
-	srv := server.NewBgpServer(server.LoggerOption(slog.New(warnOnly{logger.Handler()}), level))
+	srv := server.NewBgpServer(server.LoggerOption(logger, level))
 	go srv.Serve()
 	err := srv.StartBgp(ctx, &api.StartBgpRequest{Global: &api.Global{
 		Asn: c.ASN, RouterId: c.RouterID.String(), ListenPort: int32(c.Port), ListenAddresses: []string{c.Address.String()},
@@ -87,6 +88,10 @@ func (u *Upstream) record(addr netip.Addr, up bool) {
 	u.established[addr] = up
 }
 
+// Server is the GoBGP server, for tests that send what Upstream has no method for
+// (a path with a crafted AS path, say).
+func (u *Upstream) Server() *server.BgpServer { return u.srv }
+
 // Stop ends every session and the router.
 func (u *Upstream) Stop() {
 	u.stopWatch()
@@ -120,8 +125,8 @@ func (u *Upstream) AddNeighbor(ctx context.Context, addr netip.Addr, asn uint32,
 		Conf:      &api.PeerConf{NeighborAddress: addr.String(), PeerAsn: asn},
 		Transport: &api.Transport{PassiveMode: true},
 		AfiSafis: []*api.AfiSafi{
-			{Config: &api.AfiSafiConfig{Family: apiFamily(bgp.FamilyIPv4Unicast), Enabled: true}},
-			{Config: &api.AfiSafiConfig{Family: apiFamily(bgp.FamilyIPv6Unicast), Enabled: true}},
+			{Config: &api.AfiSafiConfig{Family: gobgpapi.Family(bgp.FamilyIPv4Unicast), Enabled: true}},
+			{Config: &api.AfiSafiConfig{Family: gobgpapi.Family(bgp.FamilyIPv6Unicast), Enabled: true}},
 		},
 	}
 	for _, o := range opts {
@@ -176,7 +181,7 @@ func (u *Upstream) Sessions(ctx context.Context) (map[netip.Addr]bgp.SessionStat
 	out := map[netip.Addr]bgp.SessionState{}
 	err := u.srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
 		if addr, err := netip.ParseAddr(p.GetConf().GetNeighborAddress()); err == nil {
-			out[addr] = sessionState(p.GetState().GetSessionState())
+			out[addr] = gobgpapi.SessionState(p.GetState().GetSessionState())
 		}
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package gobgp
+package gobgptest
 
 import (
 	"fmt"

@@ -1,8 +1,11 @@
-//go:build !nolab
-
+// Command kbgp-lab runs the whole system on this machine: a real API server (envtest),
+// the operator, one agent per sample node and an upstream router (embedded GoBGP or
+// FRR). It is a binary of its own so that kbgp, which is also the CNI plugin the
+// runtime executes for every pod, links no envtest, lab or FRR driver.
 package main
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -12,13 +15,17 @@ import (
 	"kbgp.io/kbgp/internal/lab"
 )
 
-// labCommands is `kbgp lab`, in every build but the image's (-tags nolab).
-func labCommands() []*cobra.Command { return []*cobra.Command{newLabCommand()} }
+func main() {
+	if err := newLabCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "kbgp-lab:", err)
+		os.Exit(1)
+	}
+}
 
 func newLabCommand() *cobra.Command {
 	o := lab.Options{Out: os.Stdout}
 	cmd := &cobra.Command{
-		Use:   "lab",
+		Use:   "kbgp-lab",
 		Short: "Run the whole system on this machine: API server, operator, agents and an upstream router",
 		Long: `The lab starts a real kube-apiserver and etcd, installs the CRDs, creates sample
 Nodes, configs and LoadBalancer Services, runs the operator and one agent per node
@@ -27,7 +34,8 @@ the routes the router received. It needs no root: the sessions run on 127.0.1.N.
 
 The API server binaries come from hack/test-deps.sh ($KUBEBUILDER_ASSETS, or the
 cache it fills); 'make lab' builds them when missing.`,
-		Args: cobra.NoArgs,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cmd.SilenceUsage = true
 			return lab.Run(ctrl.SetupSignalHandler(), o)
