@@ -46,20 +46,22 @@ type addrClaim struct {
 // load-balancer IP equal to it would take the traffic of the API server, DNS, ….
 //
 // The owner is kept per address, so a claim costs O(1) however many Services claim
-// the same address; only the owner's leaving scans the others.
+// the same address; only the owner's leaving scans the others. An address one Service
+// claims, nearly every address, costs one map entry and no map of its own.
 type addressClaims struct {
-	byAddr map[netip.Addr]*claimSet
+	byAddr map[netip.Addr]claimSet
 	bySrc  map[types.NamespacedName][]addrClaim
 }
 
-// claimSet are the claims on one address and the owning one.
+// claimSet are the claims on one address: the owning one, and the others (nil while
+// there are none).
 type claimSet struct {
-	members map[types.NamespacedName]claimRank
-	owner   claim
+	owner  claim
+	others map[types.NamespacedName]claimRank
 }
 
 func newAddressClaims() addressClaims {
-	return addressClaims{byAddr: map[netip.Addr]*claimSet{}, bySrc: map[types.NamespacedName][]addrClaim{}}
+	return addressClaims{byAddr: map[netip.Addr]claimSet{}, bySrc: map[types.NamespacedName][]addrClaim{}}
 }
 
 // claimsOf are the addresses svc claims, each once with its strongest claim (none when
@@ -123,39 +125,54 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 
 // add records src's claim and reports whether it became the owner.
 func (c addressClaims) add(src types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
-	set := c.byAddr[ac.addr]
-	if set == nil {
-		c.byAddr[ac.addr] = &claimSet{members: map[types.NamespacedName]claimRank{src: ac.rank}, owner: claim{src: src, rank: ac.rank}}
+	cl := claim{src: src, rank: ac.rank}
+	set, ok := c.byAddr[ac.addr]
+	if !ok {
+		c.byAddr[ac.addr] = claimSet{owner: cl}
 		return true
 	}
-	set.members[src] = ac.rank
-	if stronger(claim{src, ac.rank}, set.owner, older) {
-		set.owner = claim{src: src, rank: ac.rank}
-		return true
+	if set.others == nil {
+		set.others = map[types.NamespacedName]claimRank{}
 	}
-	return false
+	owns := stronger(cl, set.owner, older)
+	if owns {
+		set.others[set.owner.src] = set.owner.rank
+		set.owner = cl
+	} else {
+		set.others[src] = ac.rank
+	}
+	c.byAddr[ac.addr] = set
+	return owns
 }
 
 // remove drops src's claim on addr and reports whether the owner changed.
 func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older func(a, b types.NamespacedName) bool) bool {
-	set := c.byAddr[addr]
-	if set == nil {
+	set, ok := c.byAddr[addr]
+	switch {
+	case !ok:
 		return false
-	}
-	delete(set.members, src)
-	if set.owner.src != src {
+	case set.owner.src != src:
+		delete(set.others, src)
+		if len(set.others) == 0 {
+			set.others = nil
+		}
+		c.byAddr[addr] = set
 		return false
-	}
-	if len(set.members) == 0 {
+	case len(set.others) == 0:
 		delete(c.byAddr, addr)
 		return true
 	}
 	first := true
-	for m, rank := range set.members {
+	for m, rank := range set.others {
 		if cl := (claim{m, rank}); first || stronger(cl, set.owner, older) {
 			set.owner, first = cl, false
 		}
 	}
+	delete(set.others, set.owner.src)
+	if len(set.others) == 0 {
+		set.others = nil
+	}
+	c.byAddr[addr] = set
 	return true
 }
 
@@ -166,11 +183,11 @@ func stronger(a, b claim, older func(a, b types.NamespacedName) bool) bool {
 
 // claimants are the Services claiming addr.
 func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
-	set := c.byAddr[addr]
-	if set == nil {
+	set, ok := c.byAddr[addr]
+	if !ok {
 		return nil
 	}
-	return slices.Collect(maps.Keys(set.members))
+	return append(slices.Collect(maps.Keys(set.others)), set.owner.src)
 }
 
 // outranked returns the claim that keeps src from announcing addr, if one does: the

@@ -274,10 +274,7 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []disco
 func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
 	keys := slices.Collect(maps.Keys(x.refused))
 	for _, set := range x.claims.byAddr {
-		if len(set.members) < 2 {
-			continue
-		}
-		for src := range set.members {
+		for src := range set.others {
 			if _, static := x.refused[src]; !static {
 				keys = append(keys, src)
 			}
