@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -145,5 +146,35 @@ func TestTheOwnersLeavingAnnouncesTheNext(t *testing.T) {
 	}
 	if got := x.Refused(); len(got) != 0 {
 		t.Errorf("Refused() = %v", got)
+	}
+}
+
+// BenchmarkContestedAddress: n Services of n namespaces claim one external IP, which an
+// older Service owns; what one more claimant's arrival and departure cost the agent's
+// worker. The claims are O(1); merging the prefix's sources still visits each.
+func BenchmarkContestedAddress(b *testing.B) {
+	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{serviceAd("all", nil, "65001:1", kbgpv1.ServiceExternalIP)}}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			x := newExportIndex("worker-1")
+			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+			x.addPeer(peerKey{name: "a"}, nil, rules)
+			claimant := func(i int) (types.NamespacedName, *corev1.Service) {
+				s := lbService("web", nil)
+				s.Namespace, s.CreationTimestamp = fmt.Sprintf("ns-%05d", i), metav1.Unix(int64(1000+i), 0)
+				return types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, &s
+			}
+			for i := range n {
+				k, s := claimant(i)
+				x.SetService(k, s, nil)
+			}
+			key, svc := claimant(n)
+			for b.Loop() {
+				x.SetService(key, svc, nil)
+				x.SetService(key, nil, nil)
+				x.TouchedRefusals()
+			}
+		})
 	}
 }

@@ -116,10 +116,12 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 
 // SetService replaces what one Service contributes (svc nil: it was deleted) and
 // returns the resulting changes of the peers' exports, sorted by instance, peer and
-// prefix. slices are the Service's EndpointSlices. An address whose claims change
-// (see addressClaims) may pass from one Service's contribution to another's: its
-// prefix is re-evaluated for every peer that has it, and its claimants' refusals are
-// touched.
+// prefix. slices are the Service's EndpointSlices.
+//
+// A Service's contribution to a prefix is kept in its own entry always, and among the
+// prefix's sources only while no other Service owns the address (see addressClaims):
+// merging a prefix then never visits outranked claimants, however many there are.
+// When an address's owner changes, its claimants' contributions are moved in or out.
 func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
 	var now map[peerKey][]contribution
 	var refused []refusal
@@ -127,27 +129,26 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 		now, refused = x.serviceExports(svc, slices)
 	}
 	old := x.services[key]
-	// edits are the prefixes whose export may change, with what key now gives each
-	// (own: key's contribution changes; is nil: it withdraws).
-	type edit struct {
-		is     *bgp.PathAttributes
-		own    bool
-		before bgp.PathAttributes
-		had    bool
-	}
+	// at is one peer's prefix whose export may change; syncs are the sources whose
+	// presence among its sources is re-decided.
 	type at struct {
 		p      peerKey
 		prefix netip.Prefix
 	}
-	edits := map[at]*edit{}
+	type sync struct {
+		src types.NamespacedName
+		at
+	}
+	before := map[at]*bgp.PathAttributes{}
+	var syncs []sync
 	for _, p := range unionKeys(old, now) {
-		before, after := byPrefix(old[p]), byPrefix(now[p])
-		for _, prefix := range unionKeys(before, after) {
-			was, is := before[prefix], after[prefix]
-			if was != nil && is != nil && reflect.DeepEqual(*was, *is) {
+		was, is := byPrefix(old[p]), byPrefix(now[p])
+		for _, prefix := range unionKeys(was, is) {
+			if w, i := was[prefix], is[prefix]; w != nil && i != nil && reflect.DeepEqual(*w, *i) {
 				continue
 			}
-			edits[at{p, prefix}] = &edit{is: is, own: true}
+			before[at{p, prefix}] = nil
+			syncs = append(syncs, sync{key, at{p, prefix}})
 		}
 	}
 	claims := claimsOf(svc)
@@ -159,44 +160,51 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	}
 	for _, addr := range changed {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
-		for p, m := range x.contributors {
-			if _, ok := m[prefix]; ok && edits[at{p, prefix}] == nil {
-				edits[at{p, prefix}] = &edit{}
-			}
+		for p := range x.rules {
+			before[at{p, prefix}] = nil
+			syncs = append(syncs, sync{key, at{p, prefix}})
 		}
 	}
-	for a, e := range edits {
-		e.before, e.had = x.merged(a.p, a.prefix)
+	had := map[at]bool{}
+	for a := range before {
+		if attrs, ok := x.merged(a.p, a.prefix); ok {
+			before[a], had[a] = &attrs, true
+		}
 	}
+
 	if svc != nil {
 		x.created[key] = svc.CreationTimestamp.Time
 	}
+	if len(now) == 0 {
+		delete(x.services, key)
+	} else {
+		x.services[key] = now
+	}
 	x.touched[key] = struct{}{}
 	for _, addr := range x.claims.set(key, claims, renew, x.older) {
+		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
+			for p := range x.rules {
+				syncs = append(syncs, sync{other, at{p, prefix}})
+			}
 		}
 	}
-	for a, e := range edits {
-		switch {
-		case !e.own:
-		case e.is != nil:
-			x.contribute(a.p, a.prefix, key, e.is)
-		default:
-			x.withdraw(a.p, a.prefix, key)
-		}
+	for _, s := range syncs {
+		x.sync(s.src, s.p, s.prefix)
 	}
+
 	changes := map[peerKey]*bgp.ExportChange{}
-	for a, e := range edits {
+	for a, was := range before {
 		after, has := x.merged(a.p, a.prefix)
 		ch := changes[a.p]
 		if ch == nil {
 			ch = &bgp.ExportChange{Instance: a.p.instance, Peer: a.p.name}
 		}
 		switch {
-		case e.had && !has:
+		case had[a] && !has:
 			ch.Remove = append(ch.Remove, a.prefix)
-		case has && (!e.had || !reflect.DeepEqual(e.before, after)):
+		case has && (!had[a] || !reflect.DeepEqual(*was, after)):
 			ch.Set = append(ch.Set, bgp.Path{Prefix: a.prefix, Attributes: after})
 		default:
 			continue
@@ -211,12 +219,24 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	} else {
 		x.refused[key] = refused
 	}
-	if len(now) == 0 {
-		delete(x.services, key)
-	} else {
-		x.services[key] = now
-	}
 	return sortedChanges(changes)
+}
+
+// sync makes src a source of the peer's prefix exactly when its entry gives the prefix
+// and no other Service owns the address.
+func (x *ExportIndex) sync(src types.NamespacedName, p peerKey, prefix netip.Prefix) {
+	var attrs *bgp.PathAttributes
+	for _, c := range x.services[src][p] {
+		if c.prefix == prefix {
+			attrs = c.attrs
+			break
+		}
+	}
+	if _, outranked := x.claims.outranked(src, prefix.Addr()); attrs == nil || outranked {
+		x.withdraw(p, prefix, src)
+		return
+	}
+	x.contribute(p, prefix, src, attrs)
 }
 
 // export returns a copy of what the peer is sent.
@@ -374,42 +394,26 @@ func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.Namespa
 
 // merged is what the peer is sent for prefix, if anything: the merge (union of
 // communities, highest local preference; commutative, so map order does not matter)
-// of the sources that may announce it. The node's pod CIDRs own their prefixes alone;
-// otherwise a Service counts unless another Service owns the address (see
-// addressClaims), so the sources that count are all of one namespace, and a Service
-// announcing someone else's address can neither announce it alone nor add a blackhole
-// community, no-export or a local preference to it.
+// of its sources. The node's pod CIDRs own their prefixes alone; the Services among
+// the sources are those no other Service outranks (see SetService), all of the owner's
+// namespace, so a Service announcing someone else's address can neither announce it
+// nor add a blackhole community, no-export or a local preference to it.
 func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p][prefix]
-	if !ok {
+	switch {
+	case !ok:
 		return bgp.PathAttributes{}, false
-	}
-	if s.src == podCIDRSource {
+	case s.src == podCIDRSource || len(s.more) == 0:
 		return *s.attrs, true
 	}
 	if a, pods := s.more[podCIDRSource]; pods {
 		return *a, true
 	}
-	var out *bgp.PathAttributes
-	add := func(src types.NamespacedName, a *bgp.PathAttributes) {
-		if _, no := x.claims.outranked(src, prefix.Addr()); no {
-			return
-		}
-		if out == nil {
-			out = a
-			return
-		}
-		merged := mergeAttributes(*out, *a)
-		out = &merged
+	out := *s.attrs
+	for _, a := range s.more {
+		out = mergeAttributes(out, *a)
 	}
-	add(s.src, s.attrs)
-	for src, a := range s.more {
-		add(src, a)
-	}
-	if out == nil {
-		return bgp.PathAttributes{}, false
-	}
-	return *out, true
+	return out, true
 }
 
 // older reports whether source a was created before b (ties by namespace/name).
