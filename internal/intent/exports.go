@@ -54,8 +54,9 @@ type ExportIndex struct {
 	rules map[peerKey][]serviceRule
 	// services are the current contributions of each Service, per peer.
 	services map[types.NamespacedName]map[peerKey][]contribution
-	// contributors are, per peer and prefix, the attributes each source gives it; what
-	// the peer is sent is their merge (union of communities, highest local preference).
+	// contributors are, per peer and prefix, the attributes each source gives it (a
+	// Service another Service outranks for the address is left out); what the peer is
+	// sent is their merge (union of communities, highest local preference).
 	contributors map[peerKey]map[netip.Prefix]sources
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
@@ -251,8 +252,9 @@ func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 }
 
 // serviceExports is what svc contributes to each peer whose rules select it, and its
-// addresses that some rule selects but no rule allows. A prefix one rule selects points at that rule's attributes; only a prefix
-// several rules select gets an attribute set of its own, their merge.
+// addresses that some rule selects but no rule allows. A prefix one rule selects points
+// at that rule's attributes; only a prefix several rules select gets an attribute set
+// of its own, their merge.
 func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, []refusal) {
 	out := map[peerKey][]contribution{}
 	lbls := ServiceLabels(svc)
