@@ -193,9 +193,9 @@ func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
 // outranked returns the claim that keeps src from announcing addr, if one does: the
 // owner's, when it is of another namespace or a cluster IP of another Service. A
 // cluster IP is never outranked: the API server gives each to one Service.
-func (c addressClaims) outranked(src types.NamespacedName, addr netip.Addr) (claim, bool) {
-	mine, ok := c.rankOf(src, addr)
-	if !ok || mine == claimClusterIP {
+// mine is src's claim on addr.
+func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr netip.Addr) (claim, bool) {
+	if mine == claimClusterIP {
 		return claim{}, false
 	}
 	o := c.byAddr[addr].owner

@@ -120,7 +120,8 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 // prefix. slices are the Service's EndpointSlices.
 //
 // A Service's contribution to a prefix is kept in its own entry always, and among the
-// prefix's sources only while no other Service owns the address (see addressClaims):
+// prefix's sources only while no other Service owns the address (see addressClaims; a
+// source of the prefix is re-decided for what changed, from the Service's new entry):
 // merging a prefix then never visits outranked claimants, however many there are.
 // When an address's owner changes, its claimants' contributions are moved in or out.
 func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
@@ -131,7 +132,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	}
 	old := x.services[key]
 	// at is one peer's prefix whose export may change; syncs are the sources whose
-	// presence among its sources is re-decided.
+	// presence among its sources is re-decided, with what they give it (nil: nothing).
 	type at struct {
 		p      peerKey
 		prefix netip.Prefix
@@ -139,17 +140,20 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	type sync struct {
 		src types.NamespacedName
 		at
+		attrs *bgp.PathAttributes
 	}
 	before := map[at]*bgp.PathAttributes{}
 	var syncs []sync
+	nowByPrefix := map[peerKey]map[netip.Prefix]*bgp.PathAttributes{}
 	for _, p := range unionKeys(old, now) {
 		was, is := byPrefix(old[p]), byPrefix(now[p])
+		nowByPrefix[p] = is
 		for _, prefix := range unionKeys(was, is) {
 			if w, i := was[prefix], is[prefix]; w != nil && i != nil && reflect.DeepEqual(*w, *i) {
 				continue
 			}
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}})
+			syncs = append(syncs, sync{key, at{p, prefix}, is[prefix]})
 		}
 	}
 	claims := claimsOf(svc)
@@ -163,7 +167,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}})
+			syncs = append(syncs, sync{key, at{p, prefix}, nowByPrefix[p][prefix]})
 		}
 	}
 	had := map[at]bool{}
@@ -187,12 +191,24 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
 			for p := range x.rules {
-				syncs = append(syncs, sync{other, at{p, prefix}})
+				syncs = append(syncs, sync{other, at{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
+	mine := make(map[netip.Addr]claimRank, len(claims))
+	for _, c := range claims {
+		mine[c.addr] = c.rank
+	}
 	for _, s := range syncs {
-		x.sync(s.src, s.p, s.prefix)
+		rank, ok := mine[s.prefix.Addr()]
+		if s.src != key {
+			rank, ok = x.claims.rankOf(s.src, s.prefix.Addr())
+		}
+		if _, outranked := x.claims.outranked(s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
+			x.withdraw(s.p, s.prefix, s.src)
+		} else {
+			x.contribute(s.p, s.prefix, s.src, s.attrs)
+		}
 	}
 
 	changes := map[peerKey]*bgp.ExportChange{}
@@ -223,21 +239,14 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	return sortedChanges(changes)
 }
 
-// sync makes src a source of the peer's prefix exactly when its entry gives the prefix
-// and no other Service owns the address.
-func (x *ExportIndex) sync(src types.NamespacedName, p peerKey, prefix netip.Prefix) {
-	var attrs *bgp.PathAttributes
+// contribution is what src's entry gives the peer's prefix, nil when nothing.
+func (x *ExportIndex) contribution(src types.NamespacedName, p peerKey, prefix netip.Prefix) *bgp.PathAttributes {
 	for _, c := range x.services[src][p] {
 		if c.prefix == prefix {
-			attrs = c.attrs
-			break
+			return c.attrs
 		}
 	}
-	if _, outranked := x.claims.outranked(src, prefix.Addr()); attrs == nil || outranked {
-		x.withdraw(p, prefix, src)
-		return
-	}
-	x.contribute(p, prefix, src, attrs)
+	return nil
 }
 
 // export returns a copy of what the peer is sent.
@@ -312,12 +321,25 @@ func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
 	return out
 }
 
-// RefusedOf is the refusal message of one Service, "" when it has none.
+// RefusedOf is the refusal message of one Service, "" when it has none. An address
+// another Service owns is refused only where some peer's rules would announce it.
 func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
 	refused := x.refused[key]
+	var given map[netip.Prefix]bool
 	for _, ac := range x.claims.bySrc[key] {
-		owner, no := x.claims.outranked(key, ac.addr)
-		if no && x.contributes(key, netip.PrefixFrom(ac.addr, ac.addr.BitLen())) {
+		owner, no := x.claims.outranked(key, ac.rank, ac.addr)
+		if !no {
+			continue
+		}
+		if given == nil {
+			given = map[netip.Prefix]bool{}
+			for _, cs := range x.services[key] {
+				for _, c := range cs {
+					given[c.prefix] = true
+				}
+			}
+		}
+		if given[netip.PrefixFrom(ac.addr, ac.addr.BitLen())] {
 			refused = append(slices.Clip(refused), refusal{addr: ac.addr, kind: claimKinds[ac.rank], outranked: &owner})
 		}
 	}
@@ -325,17 +347,6 @@ func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
 		return ""
 	}
 	return refusalMessage(refused)
-}
-
-// contributes reports whether some peer's rules give prefix for the Service: an
-// address another Service owns is refused only where it would be announced.
-func (x *ExportIndex) contributes(key types.NamespacedName, prefix netip.Prefix) bool {
-	for _, cs := range x.services[key] {
-		if slices.ContainsFunc(cs, func(c contribution) bool { return c.prefix == prefix }) {
-			return true
-		}
-	}
-	return false
 }
 
 // TouchedRefusals returns, and forgets, the Services whose RefusedOf may have changed
