@@ -207,7 +207,8 @@ type BGPFamily struct {
 	// but each is held in memory). Past the cap the session is closed (Cease, maximum
 	// number of prefixes reached) and held down, with reason MaxPrefixExceeded in the
 	// node's status, until the limit is raised or a retry finds the peer within it.
-	// Unset: no cap.
+	// Unset: 100000 (DefaultMaxPrefixes), which a peer sending a full table or a route
+	// reflector of a larger cluster must raise.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295
@@ -221,6 +222,12 @@ type BGPFamily struct {
 	// +optional
 	ImportPodRoutes bool `json:"importPodRoutes,omitempty"`
 }
+
+// DefaultMaxPrefixes is MaxPrefixes when unset: kbgp imports none of these routes
+// (pod routes aside), and at about 1 KiB each a peer's unbounded table would take the
+// agent's memory; 100000 is the Service prefixes of the largest cluster kbgp is
+// measured at (docs/configuration.md).
+const DefaultMaxPrefixes = 100000
 
 // BGPPeerConfig is a reusable peer configuration referenced from cluster configs.
 //

@@ -2,6 +2,8 @@ package agent
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -9,23 +11,57 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 )
 
-// lastAppliedAnnotation is where `kubectl apply` keeps a copy of the whole object
-// it applied: for a Service with many addresses, a second copy of all of them.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
-
 // The transforms keep the agent's informer caches to what it reads: no object keeps
 // its managedFields (the agent never applies server-side from a cached object), and
-// Services, the cache that grows with the routes, drop kubectl's last-applied copy.
-// The agent never writes a Service, so nothing stripped is ever written back.
+// Services and EndpointSlices — the caches that grow with the cluster, whoever creates
+// the objects — keep only the fields intent reads (internal/intent/service.go). The
+// agent never writes either, so nothing stripped is ever written back; a field intent
+// starts reading must be added here, which TestStripKeepsWhatIntentReads checks.
 var stripManagedFields = cache.TransformStripManagedFields()
 
-// stripService is the Services' transform.
+// cachedMeta is the metadata a cached Service or EndpointSlice keeps: identity, the
+// resource version the informer compares, the creation time that orders claims on an
+// address, and the labels Service selectors match (annotations, owner references,
+// finalizers and managedFields go).
+func cachedMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp, Labels: m.Labels}
+}
+
+// stripService is the Services' transform: the addresses of every kind, what decides
+// which are announced (type, class, traffic policies) and the labels; ports, selector,
+// annotations (kubectl's last-applied copy of the whole object among them) and the
+// status's ports go.
 func stripService(obj any) (any, error) {
-	obj, err := stripManagedFields(obj)
-	if svc, ok := obj.(*corev1.Service); ok && err == nil {
-		delete(svc.Annotations, lastAppliedAnnotation)
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return stripManagedFields(obj)
 	}
-	return obj, err
+	out := &corev1.Service{TypeMeta: svc.TypeMeta, ObjectMeta: cachedMeta(&svc.ObjectMeta), Spec: corev1.ServiceSpec{
+		Type: svc.Spec.Type, ClusterIP: svc.Spec.ClusterIP, ClusterIPs: svc.Spec.ClusterIPs, ExternalIPs: svc.Spec.ExternalIPs,
+		LoadBalancerClass: svc.Spec.LoadBalancerClass, ExternalTrafficPolicy: svc.Spec.ExternalTrafficPolicy,
+		InternalTrafficPolicy: svc.Spec.InternalTrafficPolicy,
+	}}
+	for _, ing := range svc.Status.LoadBalancer.Ingress {
+		out.Status.LoadBalancer.Ingress = append(out.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: ing.IP})
+	}
+	return out, nil
+}
+
+// stripEndpointSlice is the EndpointSlices' transform: of each endpoint its node and
+// conditions (externalTrafficPolicy Local announces from nodes with a ready one);
+// addresses, target references, zones, hints and ports go.
+func stripEndpointSlice(obj any) (any, error) {
+	s, ok := obj.(*discoveryv1.EndpointSlice)
+	if !ok {
+		return stripManagedFields(obj)
+	}
+	out := &discoveryv1.EndpointSlice{TypeMeta: s.TypeMeta, ObjectMeta: cachedMeta(&s.ObjectMeta), AddressType: s.AddressType,
+		Endpoints: make([]discoveryv1.Endpoint, len(s.Endpoints))}
+	for i, ep := range s.Endpoints {
+		out.Endpoints[i] = discoveryv1.Endpoint{NodeName: ep.NodeName, Conditions: ep.Conditions}
+	}
+	return out, nil
 }
 
 // cacheOptions are the agent's cache options: only its own node's BGPNodeConfig and
@@ -35,9 +71,10 @@ func cacheOptions(own fields.Selector) cache.Options {
 	return cache.Options{
 		DefaultTransform: stripManagedFields,
 		ByObject: map[client.Object]cache.ByObject{
-			&kbgpv1.BGPNodeConfig{}: {Field: own},
-			&corev1.Node{}:          {Field: own},
-			&corev1.Service{}:       {Transform: stripService},
+			&kbgpv1.BGPNodeConfig{}:      {Field: own},
+			&corev1.Node{}:               {Field: own},
+			&corev1.Service{}:            {Transform: stripService},
+			&discoveryv1.EndpointSlice{}: {Transform: stripEndpointSlice},
 		},
 	}
 }

@@ -138,13 +138,15 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 }
 
 // refusal is a Service address an advertisement selects but does not allow (nodeOwned:
-// because it is the node's), or (when tooMany is set) a Service with more addresses of
-// one family than the advertisement announces for one Service.
+// because it is the node's; outranked: because another Service owns it, see
+// addressClaims), or (when tooMany is set) a Service with more addresses of one family
+// than the advertisement announces for one Service.
 type refusal struct {
 	addr          netip.Addr
 	kind          kbgpv1.ServiceAddressType
 	advertisement string
 	nodeOwned     bool
+	outranked     *claim
 	tooMany       int
 	limit         int
 }
@@ -156,6 +158,10 @@ func refusalMessage(refused []refusal) string {
 	for _, r := range refused {
 		if r.tooMany > 0 {
 			lines = append(lines, fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", r.tooMany, r.limit, r.advertisement))
+			continue
+		}
+		if r.outranked != nil {
+			lines = append(lines, outrankedMessage(r.kind, r.addr, *r.outranked))
 			continue
 		}
 		if r.nodeOwned {

@@ -86,6 +86,8 @@ func Build(in Input) Result {
 		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 		res.Exports.SetService(key, svc, in.EndpointSlices[key])
 	}
+	// The full build reports every refusal (Exports.Refused); only later events touch.
+	clear(res.Exports.touched)
 	for p := range res.Exports.rules {
 		di := res.Desired.Instances[p.instance]
 		dp := di.Peers[p.name]

@@ -91,7 +91,15 @@ func oneInstance(g bgp.Global, peers ...bgp.DesiredPeer) bgp.Desired {
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{key: di}}
 }
 
+// desiredPeer is p with export; unless p sets MaxPrefixes, its families have the
+// default cap.
 func desiredPeer(p bgp.Peer, export ...bgp.Path) bgp.DesiredPeer {
+	if p.MaxPrefixes == nil {
+		p.MaxPrefixes = map[bgp.Family]uint32{}
+		for _, f := range p.Families {
+			p.MaxPrefixes[f] = kbgpv1.DefaultMaxPrefixes
+		}
+	}
 	set := map[netip.Prefix]bgp.PathAttributes{}
 	for _, e := range export {
 		set[e.Prefix] = e.Attributes
@@ -247,8 +255,8 @@ func TestMaxPrefixesPerFamily(t *testing.T) {
 	in := Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "capped")), Node: node(),
 		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"capped": pc}}
 	got := build(in).Desired.Instances[bgp.InstanceKey{LocalASN: 65001}].Peers["tor"].MaxPrefixes
-	if want := map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000}; !maps.Equal(got, want) {
-		t.Errorf("MaxPrefixes = %v, want %v (none for IPv6)", got, want)
+	if want := map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000, bgp.FamilyIPv6Unicast: kbgpv1.DefaultMaxPrefixes}; !maps.Equal(got, want) {
+		t.Errorf("MaxPrefixes = %v, want %v (the default for IPv6)", got, want)
 	}
 }
 

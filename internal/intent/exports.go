@@ -54,14 +54,22 @@ type ExportIndex struct {
 	rules map[peerKey][]serviceRule
 	// services are the current contributions of each Service, per peer.
 	services map[types.NamespacedName]map[peerKey][]contribution
-	// contributors are, per peer and prefix, the attributes each source gives it; what
-	// the peer is sent is their merge (union of communities, highest local preference).
+	// contributors are, per peer and prefix, the attributes each source gives it (a
+	// Service another Service outranks for the address is left out); what the peer is
+	// sent is their merge (union of communities, highest local preference).
 	contributors map[peerKey]map[netip.Prefix]sources
-	// refused says, per Service with addresses no rule allows, which and why.
-	refused map[types.NamespacedName]string
-	// created are the Services' creation times: of several Services announcing one
-	// prefix, the oldest's namespace owns its attributes.
+	// refused says, per Service with addresses no rule allows, which and why (the
+	// addresses another Service owns are not in it: see RefusedOf).
+	refused map[types.NamespacedName][]refusal
+	// created are the Services' creation times: of several Services claiming one
+	// address, the oldest owns it.
 	created map[types.NamespacedName]time.Time
+	// claims are every Service's addresses, whether a rule selects it or not; a
+	// Service announces an address another Service owns for nobody.
+	claims addressClaims
+	// touched are the Services whose refusal may have changed since TouchedRefusals
+	// last ran.
+	touched map[types.NamespacedName]struct{}
 }
 
 // contribution is what one source gives one peer for one prefix. attrs is shared and
@@ -86,8 +94,10 @@ func newExportIndex(node string) *ExportIndex {
 		rules:        map[peerKey][]serviceRule{},
 		services:     map[types.NamespacedName]map[peerKey][]contribution{},
 		contributors: map[peerKey]map[netip.Prefix]sources{},
-		refused:      map[types.NamespacedName]string{},
+		refused:      map[types.NamespacedName][]refusal{},
 		created:      map[types.NamespacedName]time.Time{},
+		claims:       newAddressClaims(),
+		touched:      map[types.NamespacedName]struct{}{},
 	}
 }
 
@@ -108,82 +118,153 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 // SetService replaces what one Service contributes (svc nil: it was deleted) and
 // returns the resulting changes of the peers' exports, sorted by instance, peer and
 // prefix. slices are the Service's EndpointSlices.
+//
+// A Service's contribution to a prefix is kept in its own entry always, and among the
+// prefix's sources only while no other Service owns the address (see addressClaims; a
+// source of the prefix is re-decided for what changed, from the Service's new entry):
+// merging a prefix then never visits outranked claimants, however many there are.
+// When an address's owner changes, its claimants' contributions are moved in or out.
 func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
 	var now map[peerKey][]contribution
-	var refused string
+	var refused []refusal
 	if svc != nil {
 		now, refused = x.serviceExports(svc, slices)
-		x.created[key] = svc.CreationTimestamp.Time
-	}
-	if refused == "" {
-		delete(x.refused, key)
-	} else {
-		x.refused[key] = refused
 	}
 	old := x.services[key]
-	changes := map[peerKey]*bgp.ExportChange{}
+	// at is one peer's prefix whose export may change; syncs are the sources whose
+	// presence among its sources is re-decided, with what they give it (nil: nothing).
+	type at struct {
+		p      peerKey
+		prefix netip.Prefix
+	}
+	type sync struct {
+		src types.NamespacedName
+		at
+		attrs *bgp.PathAttributes
+	}
+	before := map[at]*bgp.PathAttributes{}
+	var syncs []sync
+	nowByPrefix := map[peerKey]map[netip.Prefix]*bgp.PathAttributes{}
 	for _, p := range unionKeys(old, now) {
-		before, after := byPrefix(old[p]), byPrefix(now[p])
-		for _, prefix := range unionKeys(before, after) {
-			was, is := before[prefix], after[prefix]
-			if was != nil && is != nil && reflect.DeepEqual(*was, *is) {
+		was, is := byPrefix(old[p]), byPrefix(now[p])
+		nowByPrefix[p] = is
+		for _, prefix := range unionKeys(was, is) {
+			if w, i := was[prefix], is[prefix]; w != nil && i != nil && reflect.DeepEqual(*w, *i) {
 				continue
 			}
-			x.change(changes, p, prefix, func() {
-				if is != nil {
-					x.contribute(p, prefix, key, is)
-				} else {
-					x.withdraw(p, prefix, key)
-				}
-			})
+			before[at{p, prefix}] = nil
+			syncs = append(syncs, sync{key, at{p, prefix}, is[prefix]})
 		}
 	}
-	if svc == nil {
-		delete(x.created, key)
+	claims := claimsOf(svc)
+	created, known := x.created[key]
+	renew := svc != nil && known && !created.Equal(svc.CreationTimestamp.Time)
+	changed := changedClaims(x.claims.bySrc[key], claims)
+	if renew {
+		changed = changedClaims(nil, append(claims, x.claims.bySrc[key]...))
+	}
+	for _, addr := range changed {
+		prefix := netip.PrefixFrom(addr, addr.BitLen())
+		for p := range x.rules {
+			before[at{p, prefix}] = nil
+			syncs = append(syncs, sync{key, at{p, prefix}, nowByPrefix[p][prefix]})
+		}
+	}
+	had := map[at]bool{}
+	for a := range before {
+		if attrs, ok := x.merged(a.p, a.prefix); ok {
+			before[a], had[a] = &attrs, true
+		}
+	}
+
+	if svc != nil {
+		x.created[key] = svc.CreationTimestamp.Time
 	}
 	if len(now) == 0 {
 		delete(x.services, key)
 	} else {
 		x.services[key] = now
 	}
+	x.touched[key] = struct{}{}
+	for _, addr := range x.claims.set(key, claims, renew, x.older) {
+		prefix := netip.PrefixFrom(addr, addr.BitLen())
+		for _, other := range x.claims.claimants(addr) {
+			x.touched[other] = struct{}{}
+			for p := range x.rules {
+				syncs = append(syncs, sync{other, at{p, prefix}, x.contribution(other, p, prefix)})
+			}
+		}
+	}
+	mine := make(map[netip.Addr]claimRank, len(claims))
+	for _, c := range claims {
+		mine[c.addr] = c.rank
+	}
+	for _, s := range syncs {
+		rank, ok := mine[s.prefix.Addr()]
+		if s.src != key {
+			rank, ok = x.claims.rankOf(s.src, s.prefix.Addr())
+		}
+		if _, outranked := x.claims.outranked(s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
+			x.withdraw(s.p, s.prefix, s.src)
+		} else {
+			x.contribute(s.p, s.prefix, s.src, s.attrs)
+		}
+	}
+
+	changes := map[peerKey]*bgp.ExportChange{}
+	for a, was := range before {
+		after, has := x.merged(a.p, a.prefix)
+		ch := changes[a.p]
+		if ch == nil {
+			ch = &bgp.ExportChange{Instance: a.p.instance, Peer: a.p.name}
+		}
+		switch {
+		case had[a] && !has:
+			ch.Remove = append(ch.Remove, a.prefix)
+		case has && (!had[a] || !reflect.DeepEqual(*was, after)):
+			ch.Set = append(ch.Set, bgp.Path{Prefix: a.prefix, Attributes: after})
+		default:
+			continue
+		}
+		changes[a.p] = ch
+	}
+	if svc == nil {
+		delete(x.created, key)
+	}
+	if len(refused) == 0 {
+		delete(x.refused, key)
+	} else {
+		x.refused[key] = refused
+	}
 	return sortedChanges(changes)
 }
 
-// change runs edit on the contributions to prefix and records in changes what it
-// does to the peer's export.
-func (x *ExportIndex) change(changes map[peerKey]*bgp.ExportChange, p peerKey, prefix netip.Prefix, edit func()) {
-	before, had := x.merged(p, prefix)
-	edit()
-	after, has := x.merged(p, prefix)
-	ch := changes[p]
-	if ch == nil {
-		ch = &bgp.ExportChange{Instance: p.instance, Peer: p.name}
+// contribution is what src's entry gives the peer's prefix, nil when nothing.
+func (x *ExportIndex) contribution(src types.NamespacedName, p peerKey, prefix netip.Prefix) *bgp.PathAttributes {
+	for _, c := range x.services[src][p] {
+		if c.prefix == prefix {
+			return c.attrs
+		}
 	}
-	switch {
-	case had && !has:
-		ch.Remove = append(ch.Remove, prefix)
-	case has && (!had || !reflect.DeepEqual(before, after)):
-		ch.Set = append(ch.Set, bgp.Path{Prefix: prefix, Attributes: after})
-	default:
-		return
-	}
-	changes[p] = ch
+	return nil
 }
 
 // export returns a copy of what the peer is sent.
 func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
 	for prefix := range x.contributors[p] {
-		out[prefix], _ = x.merged(p, prefix)
+		if attrs, ok := x.merged(p, prefix); ok {
+			out[prefix] = attrs
+		}
 	}
 	return out
 }
 
-// serviceExports is what svc contributes to each peer whose rules select it, and the
-// message naming its addresses that some rule selects but no rule allows ("" when
-// none). A prefix one rule selects points at that rule's attributes; only a prefix
-// several rules select gets an attribute set of its own, their merge.
-func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, string) {
+// serviceExports is what svc contributes to each peer whose rules select it, and its
+// addresses that some rule selects but no rule allows. A prefix one rule selects points
+// at that rule's attributes; only a prefix several rules select gets an attribute set
+// of its own, their merge.
+func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, []refusal) {
 	out := map[peerKey][]contribution{}
 	lbls := kbgpv1.ServiceLabels(svc.ObjectMeta)
 	local := hasLocalEndpoint(endpointSlices, x.node)
@@ -215,25 +296,67 @@ func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []disco
 			out[p] = contribs
 		}
 	}
-	refused = slices.DeleteFunc(refused, func(r refusal) bool { return announced[r.addr] })
-	if len(refused) == 0 {
-		return out, ""
-	}
-	return out, refusalMessage(refused)
+	return out, slices.DeleteFunc(refused, func(r refusal) bool { return announced[r.addr] })
 }
 
 // Refused lists, as failed resources, the Services whose addresses some advertisement
-// selects but does not allow (see allowedRanges), sorted by Service.
+// selects but does not allow (see allowedRanges) or another Service owns (see
+// addressClaims), sorted by Service.
 func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
-	out := make([]kbgpv1.FailedResource, 0, len(x.refused))
-	for _, key := range slices.SortedFunc(maps.Keys(x.refused), compareNamespacedName) {
-		out = append(out, kbgpv1.FailedResource{Kind: "Service", Name: key.String(), Message: x.refused[key]})
+	keys := slices.Collect(maps.Keys(x.refused))
+	for _, set := range x.claims.byAddr {
+		for src := range set.others {
+			if _, static := x.refused[src]; !static {
+				keys = append(keys, src)
+			}
+		}
+	}
+	slices.SortFunc(keys, compareNamespacedName)
+	out := make([]kbgpv1.FailedResource, 0, len(keys))
+	for _, key := range slices.Compact(keys) {
+		if msg := x.RefusedOf(key); msg != "" {
+			out = append(out, kbgpv1.FailedResource{Kind: "Service", Name: key.String(), Message: msg})
+		}
 	}
 	return out
 }
 
-// RefusedOf is the refusal message of one Service, "" when it has none.
-func (x *ExportIndex) RefusedOf(key types.NamespacedName) string { return x.refused[key] }
+// RefusedOf is the refusal message of one Service, "" when it has none. An address
+// another Service owns is refused only where some peer's rules would announce it.
+func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
+	refused := x.refused[key]
+	var given map[netip.Prefix]bool
+	for _, ac := range x.claims.bySrc[key] {
+		owner, no := x.claims.outranked(key, ac.rank, ac.addr)
+		if !no {
+			continue
+		}
+		if given == nil {
+			given = map[netip.Prefix]bool{}
+			for _, cs := range x.services[key] {
+				for _, c := range cs {
+					given[c.prefix] = true
+				}
+			}
+		}
+		if given[netip.PrefixFrom(ac.addr, ac.addr.BitLen())] {
+			refused = append(slices.Clip(refused), refusal{addr: ac.addr, kind: claimKinds[ac.rank], outranked: &owner})
+		}
+	}
+	if len(refused) == 0 {
+		return ""
+	}
+	return refusalMessage(refused)
+}
+
+// TouchedRefusals returns, and forgets, the Services whose RefusedOf may have changed
+// since the last call: each one SetService set, and the claimants of an address whose
+// owner changed.
+func (x *ExportIndex) TouchedRefusals() []types.NamespacedName {
+	out := slices.SortedFunc(maps.Keys(x.touched), compareNamespacedName)
+	clear(x.touched)
+	return out
+}
 
 func compareNamespacedName(a, b types.NamespacedName) int {
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
@@ -282,43 +405,28 @@ func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.Namespa
 	m[prefix] = s
 }
 
-// merged is what the peer is sent for prefix, if anything. One namespace owns the
-// prefix's attributes: that of its oldest source (the node's pod CIDRs before any
-// Service; equal times by namespace/name). The attributes of the owner's namespace are
-// merged (union of communities, highest local preference; merging is commutative, so
-// map order does not matter); a source of another namespace adds nothing, so a
-// Service announcing someone else's address cannot add a blackhole community,
-// no-export or a local preference to it.
+// merged is what the peer is sent for prefix, if anything: the merge (union of
+// communities, highest local preference; commutative, so map order does not matter)
+// of its sources. The node's pod CIDRs own their prefixes alone; the Services among
+// the sources are those no other Service outranks (see SetService), all of the owner's
+// namespace, so a Service announcing someone else's address can neither announce it
+// nor add a blackhole community, no-export or a local preference to it.
 func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p][prefix]
-	if !ok {
+	switch {
+	case !ok:
 		return bgp.PathAttributes{}, false
-	}
-	if len(s.more) == 0 {
+	case s.src == podCIDRSource || len(s.more) == 0:
 		return *s.attrs, true
 	}
-	owner := s.src
-	for src := range s.more {
-		if x.older(src, owner) {
-			owner = src
-		}
+	if a, pods := s.more[podCIDRSource]; pods {
+		return *a, true
 	}
-	var out *bgp.PathAttributes
-	add := func(src types.NamespacedName, a *bgp.PathAttributes) {
-		switch {
-		case src.Namespace != owner.Namespace:
-		case out == nil:
-			out = a
-		default:
-			merged := mergeAttributes(*out, *a)
-			out = &merged
-		}
+	out := *s.attrs
+	for _, a := range s.more {
+		out = mergeAttributes(out, *a)
 	}
-	add(s.src, s.attrs)
-	for src, a := range s.more {
-		add(src, a)
-	}
-	return *out, true
+	return out, true
 }
 
 // older reports whether source a was created before b (ties by namespace/name).

@@ -156,7 +156,8 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 
 // TestIncrementalEqualsFullBuild applies random Service and EndpointSlice changes one
 // at a time and checks, after each, that the exports the changes add up to are exactly
-// what a Build from scratch computes.
+// what a Build from scratch computes, and so are the refusals the touched Services
+// add up to. The Services of two namespaces claim the same few addresses.
 func TestIncrementalEqualsFullBuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
@@ -189,9 +190,10 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 		applied[name] = incremental.export(peerKey{name: name})
 	}
 	ips := []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "2001:db8::1", "2001:db8::2"}
-	for step := range 300 {
+	refused := map[string]string{}
+	for step := range 600 {
 		name := []string{"s1", "s2", "s3", "s4"}[rng.IntN(4)]
-		key := types.NamespacedName{Namespace: "shop", Name: name}
+		key := types.NamespacedName{Namespace: []string{"shop", "other"}[rng.IntN(2)], Name: name}
 		var svc *corev1.Service
 		switch rng.IntN(4) {
 		case 0:
@@ -207,6 +209,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 				lbls["tier"] = "front"
 			}
 			s := lbService(name, lbls, ips[rng.IntN(len(ips))])
+			s.Namespace, s.CreationTimestamp = key.Namespace, metav1.Unix(int64(rng.IntN(3)), 0)
 			s.Spec.ExternalIPs = []string{ips[rng.IntN(len(ips))]}
 			if rng.IntN(2) == 0 {
 				s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
@@ -222,7 +225,21 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 				delete(applied[ch.Peer], p)
 			}
 		}
+		for _, k := range incremental.TouchedRefusals() {
+			if msg := incremental.RefusedOf(k); msg != "" {
+				refused[k.String()] = msg
+			} else {
+				delete(refused, k.String())
+			}
+		}
 		full := build(svcs, eps)
+		want := map[string]string{}
+		for _, f := range full.Refused() {
+			want[f.Name] = f.Message
+		}
+		if diff := cmp.Diff(want, refused); diff != "" {
+			t.Fatalf("step %d: refusals differ from a full build (-full +incremental):\n%s", step, diff)
+		}
 		for name := range fams {
 			want := full.export(peerKey{name: name})
 			if diff := cmp.Diff(sortedPaths(want), sortedPaths(applied[name]), cmpOpts...); diff != "" {

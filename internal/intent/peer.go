@@ -72,6 +72,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 		}
 	}
 	var ads []familyAdvertisements
+	p.MaxPrefixes = map[bgp.Family]uint32{}
 	if len(spec.Families) > 0 {
 		p.Families = nil
 		for _, f := range spec.Families {
@@ -82,14 +83,18 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			p.Families = append(p.Families, fam)
 			ads = append(ads, familyAdvertisements{family: fam, selector: f.Advertisements})
 			if f.MaxPrefixes != nil {
-				if p.MaxPrefixes == nil {
-					p.MaxPrefixes = map[bgp.Family]uint32{}
-				}
 				p.MaxPrefixes[fam] = uint32(*f.MaxPrefixes)
 			}
 			if f.ImportPodRoutes {
 				p.ImportPodRoutes = append(p.ImportPodRoutes, fam)
 			}
+		}
+	}
+	// Every family is capped, by default too: a peer's unbounded table would take the
+	// agent's memory.
+	for _, fam := range p.Families {
+		if _, set := p.MaxPrefixes[fam]; !set {
+			p.MaxPrefixes[fam] = kbgpv1.DefaultMaxPrefixes
 		}
 	}
 	p.BFD = bfd(spec.BFD)

@@ -45,10 +45,11 @@ func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 		client.MatchingFields{endpointSliceServiceIndex: key.String()}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
 	}
-	refusedBefore := r.exports.RefusedOf(key)
 	changes := r.exports.SetService(key, svc, slices.Items)
-	if refused := r.exports.RefusedOf(key); refused != refusedBefore {
-		r.status.SetRefusedOf(key.String(), refused)
+	// This Service's refusal, and those of the Services claiming an address whose
+	// owner it changed.
+	for _, k := range r.exports.TouchedRefusals() {
+		r.status.SetRefusedOf(k.String(), r.exports.RefusedOf(k))
 	}
 	if len(changes) == 0 {
 		return reconcile.Result{}, nil

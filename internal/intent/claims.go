@@ -1,0 +1,225 @@
+package intent
+
+import (
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+)
+
+// claimRank orders the ways a Service claims an address, strongest first: the API
+// server allocates cluster IPs, kbgp's IPAM load-balancer IPs (its status is written by
+// whoever may write Service status, the operator), and external IPs are written by
+// whoever may write the Service.
+type claimRank uint8
+
+const (
+	claimClusterIP claimRank = iota
+	claimLoadBalancerIP
+	claimExternalIP
+)
+
+var claimKinds = [...]kbgpv1.ServiceAddressType{kbgpv1.ServiceClusterIP, kbgpv1.ServiceLoadBalancerIP, kbgpv1.ServiceExternalIP}
+
+// claim is one Service's strongest claim on one address.
+type claim struct {
+	src  types.NamespacedName
+	rank claimRank
+}
+
+// addrClaim is a claim as its Service keeps it: which address, how.
+type addrClaim struct {
+	addr netip.Addr
+	rank claimRank
+}
+
+// addressClaims are every Service's claims on addresses, cluster-wide, so that an
+// address has one owner whatever the Services in other namespaces write (CVE-2020-8554,
+// carried over BGP): the Service with the strongest claim, the oldest of those, ties by
+// namespace/name. Services of the owner's namespace may announce it too, except a
+// cluster IP, which only its own Service announces: another Service's external or
+// load-balancer IP equal to it would take the traffic of the API server, DNS, ….
+//
+// The owner is kept per address, so a claim costs O(1) however many Services claim
+// the same address; only the owner's leaving scans the others. An address one Service
+// claims, nearly every address, costs one map entry and no map of its own.
+type addressClaims struct {
+	byAddr map[netip.Addr]claimSet
+	bySrc  map[types.NamespacedName][]addrClaim
+}
+
+// claimSet are the claims on one address: the owning one, and the others (nil while
+// there are none).
+type claimSet struct {
+	owner  claim
+	others map[types.NamespacedName]claimRank
+}
+
+func newAddressClaims() addressClaims {
+	return addressClaims{byAddr: map[netip.Addr]claimSet{}, bySrc: map[types.NamespacedName][]addrClaim{}}
+}
+
+// claimsOf are the addresses svc claims, each once with its strongest claim (none when
+// svc is nil).
+func claimsOf(svc *corev1.Service) []addrClaim {
+	if svc == nil {
+		return nil
+	}
+	var out []addrClaim
+	for rank, kind := range claimKinds {
+		for _, a := range serviceAddresses(svc, kind) {
+			if !slices.ContainsFunc(out, func(c addrClaim) bool { return c.addr == a }) {
+				out = append(out, addrClaim{addr: a, rank: claimRank(rank)})
+			}
+		}
+	}
+	return out
+}
+
+// changedClaims are the addresses claimed differently in old and now, each once.
+func changedClaims(old, now []addrClaim) []netip.Addr {
+	var out []netip.Addr
+	for _, o := range old {
+		if !slices.Contains(now, o) {
+			out = append(out, o.addr)
+		}
+	}
+	for _, n := range now {
+		if !slices.Contains(old, n) && !slices.Contains(out, n.addr) {
+			out = append(out, n.addr)
+		}
+	}
+	return out
+}
+
+// set replaces the claims of src, whose creation time older already knows, and
+// returns the addresses whose owner changed. renew re-adds claims that did not
+// change (src was re-created under the same name).
+func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
+	old := c.bySrc[src]
+	var changed []netip.Addr
+	for _, o := range old {
+		if renew || !slices.Contains(now, o) {
+			if c.remove(src, o.addr, older) {
+				changed = append(changed, o.addr)
+			}
+		}
+	}
+	for _, n := range now {
+		if (renew || !slices.Contains(old, n)) && c.add(src, n, older) && !slices.Contains(changed, n.addr) {
+			changed = append(changed, n.addr)
+		}
+	}
+	if len(now) == 0 {
+		delete(c.bySrc, src)
+	} else {
+		c.bySrc[src] = now
+	}
+	return changed
+}
+
+// add records src's claim and reports whether it became the owner.
+func (c addressClaims) add(src types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
+	cl := claim{src: src, rank: ac.rank}
+	set, ok := c.byAddr[ac.addr]
+	if !ok {
+		c.byAddr[ac.addr] = claimSet{owner: cl}
+		return true
+	}
+	if set.others == nil {
+		set.others = map[types.NamespacedName]claimRank{}
+	}
+	owns := stronger(cl, set.owner, older)
+	if owns {
+		set.others[set.owner.src] = set.owner.rank
+		set.owner = cl
+	} else {
+		set.others[src] = ac.rank
+	}
+	c.byAddr[ac.addr] = set
+	return owns
+}
+
+// remove drops src's claim on addr and reports whether the owner changed.
+func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older func(a, b types.NamespacedName) bool) bool {
+	set, ok := c.byAddr[addr]
+	switch {
+	case !ok:
+		return false
+	case set.owner.src != src:
+		delete(set.others, src)
+		if len(set.others) == 0 {
+			set.others = nil
+		}
+		c.byAddr[addr] = set
+		return false
+	case len(set.others) == 0:
+		delete(c.byAddr, addr)
+		return true
+	}
+	first := true
+	for m, rank := range set.others {
+		if cl := (claim{m, rank}); first || stronger(cl, set.owner, older) {
+			set.owner, first = cl, false
+		}
+	}
+	delete(set.others, set.owner.src)
+	if len(set.others) == 0 {
+		set.others = nil
+	}
+	c.byAddr[addr] = set
+	return true
+}
+
+// stronger reports whether claim a outranks b.
+func stronger(a, b claim, older func(a, b types.NamespacedName) bool) bool {
+	return a.rank < b.rank || (a.rank == b.rank && older(a.src, b.src))
+}
+
+// claimants are the Services claiming addr.
+func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
+	set, ok := c.byAddr[addr]
+	if !ok {
+		return nil
+	}
+	return append(slices.Collect(maps.Keys(set.others)), set.owner.src)
+}
+
+// outranked returns the claim that keeps src from announcing addr, if one does: the
+// owner's, when it is of another namespace or a cluster IP of another Service. A
+// cluster IP is never outranked: the API server gives each to one Service.
+// mine is src's claim on addr.
+func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr netip.Addr) (claim, bool) {
+	if mine == claimClusterIP {
+		return claim{}, false
+	}
+	o := c.byAddr[addr].owner
+	if o.src == src || (o.rank != claimClusterIP && o.src.Namespace == src.Namespace) {
+		return claim{}, false
+	}
+	return o, true
+}
+
+// rankOf is src's claim on addr, if it has one.
+func (c addressClaims) rankOf(src types.NamespacedName, addr netip.Addr) (claimRank, bool) {
+	for _, ac := range c.bySrc[src] {
+		if ac.addr == addr {
+			return ac.rank, true
+		}
+	}
+	return 0, false
+}
+
+// outrankedMessage says why a Service does not announce addr, which owner holds.
+func outrankedMessage(kind kbgpv1.ServiceAddressType, addr netip.Addr, owner claim) string {
+	msg := fmt.Sprintf("%s %s is the %s of Service %s", kind, addr, claimKinds[owner.rank], owner.src)
+	if owner.rank != claimClusterIP {
+		msg += " of another namespace"
+	}
+	return msg
+}
