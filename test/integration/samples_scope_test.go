@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/intent"
 )
 
 // TestSampleServiceSelectorsNameTheirNamespaces: the review's eighth claim, samples.
@@ -51,7 +50,7 @@ func TestSampleServiceSelectorsNameTheirNamespaces(t *testing.T) {
 		for _, sel := range sels {
 			selectors++
 			if !namesNamespace(sel) {
-				t.Errorf("%s: a Service selector without %s: %+v", filepath.Base(f), intent.LabelServiceNamespace, sel)
+				t.Errorf("%s: a Service selector without %s: %+v", filepath.Base(f), kbgpv1.LabelServiceNamespace, sel)
 			}
 		}
 	}
@@ -65,10 +64,10 @@ func namesNamespace(sel *kbgpv1.LabelSelector) bool {
 	if sel == nil {
 		return false
 	}
-	if _, ok := sel.MatchLabels[intent.LabelServiceNamespace]; ok {
+	if _, ok := sel.MatchLabels[kbgpv1.LabelServiceNamespace]; ok {
 		return true
 	}
 	return slices.ContainsFunc(sel.MatchExpressions, func(r kbgpv1.LabelSelectorRequirement) bool {
-		return r.Key == intent.LabelServiceNamespace && r.Operator == "In"
+		return r.Key == kbgpv1.LabelServiceNamespace && r.Operator == "In"
 	})
 }
