@@ -73,7 +73,7 @@ type Router struct {
 	peers    map[netip.Addr]*peer
 	sessions map[netip.Addr]int
 	// batches records the changes of each ApplyExports call.
-	batches  [][]bgp.PeerExportChange
+	batches [][]bgp.PeerExportChange
 	// bmp are the collectors of the last SetBMP; bmpCalls counts the calls.
 	bmp      []bgp.BMPCollector
 	bmpCalls int
