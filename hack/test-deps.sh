@@ -17,7 +17,8 @@ CACHE_DIR="${KBGP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kbgp}"
 ASSETS_DIR="$CACHE_DIR/envtest-$K8S_VERSION"
 # tcpdump: the benchmarks time UPDATEs from a packet capture (bench/capture_test.go).
 # containerd, runc and conntrack: the nodes of test/cluster (make cluster).
-APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins tcpdump containerd runc conntrack)
+APT_PACKAGES=(frr bird2 gobgpd exabgp etcd-server socat iproute2 iptables containernetworking-plugins tcpdump containerd runc conntrack
+	libmaxminddb0 libmariadb3 librabbitmq4 libzmq5 librdkafka1)
 
 log() { echo "test-deps: $*" >&2; }
 
@@ -168,6 +169,22 @@ link_etcd() {
 	ln -sf "$etcd" "$ASSETS_DIR/etcd"
 }
 
+# unpack_pmbmpd unpacks Debian's pmacct package into the cache, not onto the machine:
+# the e2e BMP test runs its collector, pmbmpd, and installing the package would
+# enable (and on systemd machines start) pmacct's traffic accounting daemons. Its
+# libraries are in APT_PACKAGES.
+unpack_pmbmpd() {
+	local dir="$CACHE_DIR/pmacct"
+	[ -x "$dir/usr/sbin/pmbmpd" ] && return
+	local tmp
+	tmp="$(mktemp -d)"
+	(cd "$tmp" && apt-get download pmacct >&2) || { rm -rf "$tmp"; log "apt-get download pmacct failed"; exit 1; }
+	mkdir -p "$dir"
+	dpkg -x "$tmp"/pmacct_*.deb "$dir"
+	rm -rf "$tmp"
+	log "pmbmpd unpacked into $dir"
+}
+
 main() {
 	# make test runs test/cluster, so it needs every binary a cluster node runs.
 	local binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
@@ -180,7 +197,10 @@ main() {
 		binaries=(kube-apiserver)
 		install_packages
 		;;
-	*) install_packages ;;
+	*)
+		install_packages
+		unpack_pmbmpd
+		;;
 	esac
 	build_k8s_binaries "${binaries[@]}"
 	link_etcd

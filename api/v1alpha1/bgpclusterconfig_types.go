@@ -75,7 +75,56 @@ type BGPInstanceSettings struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=8
 	ListenAddresses []IPAddress `json:"listenAddresses,omitempty"`
+
+	// BMPCollectors are BMP stations (RFC 7854) that every speaker of the instance, one
+	// per VRF included, streams its sessions, routes and statistics to. Adding,
+	// changing or removing one touches no BGP session. See docs/status.md.
+	// +optional
+	// +listType=map
+	// +listMapKey=address
+	// +kubebuilder:validation:MaxItems=4
+	BMPCollectors []BMPCollector `json:"bmpCollectors,omitempty"`
 }
+
+// BMPCollector is one BMP station.
+type BMPCollector struct {
+	// Address is the collector's IPv4 or IPv6 address.
+	Address IPAddress `json:"address"`
+
+	// Port is the collector's TCP port.
+	// +optional
+	// +kubebuilder:default=11019
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port *int32 `json:"port,omitempty"`
+
+	// RouteMonitoring says which routes Route Monitoring messages carry: PrePolicy,
+	// the routes received from each peer as received; PostPolicy, after import policy;
+	// LocalRIB (RFC 9069), the speaker's best paths, the node's own announcements
+	// included; All, the three.
+	// +optional
+	// +kubebuilder:default=PrePolicy
+	RouteMonitoring BMPRouteMonitoring `json:"routeMonitoring,omitempty"`
+
+	// StatisticsIntervalSeconds is how often Statistics Reports are sent; unset or 0:
+	// none.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	StatisticsIntervalSeconds *int32 `json:"statisticsIntervalSeconds,omitempty"`
+}
+
+// BMPRouteMonitoring names the routes a BMP collector is sent.
+// +kubebuilder:validation:Enum=PrePolicy;PostPolicy;LocalRIB;All
+type BMPRouteMonitoring string
+
+// What a BMP collector can be sent.
+const (
+	BMPPrePolicy  BMPRouteMonitoring = "PrePolicy"
+	BMPPostPolicy BMPRouteMonitoring = "PostPolicy"
+	BMPLocalRIB   BMPRouteMonitoring = "LocalRIB"
+	BMPAll        BMPRouteMonitoring = "All"
+)
 
 // IPAddress is an IPv4 or IPv6 address literal.
 // +kubebuilder:validation:MaxLength=45

@@ -186,7 +186,45 @@ type BGPNodeInstanceStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	Peers []BGPNodePeerStatus `json:"peers,omitempty"`
+
+	// BMPCollectors reports each speaker's connection to each BMP collector.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=128
+	BMPCollectors []BMPCollectorStatus `json:"bmpCollectors,omitempty"`
 }
+
+// BMPCollectorStatus is one speaker's connection to one BMP collector.
+type BMPCollectorStatus struct {
+	// Address and Port name the collector.
+	// +kubebuilder:validation:MaxLength=45
+	Address string `json:"address"`
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port"`
+
+	// VRF is the speaker's VRF ("" for the default).
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	VRF string `json:"vrf,omitempty"`
+
+	// State is Up while the speaker streams to the collector, Down while it reconnects.
+	// +kubebuilder:validation:Enum=Up;Down
+	State BMPState `json:"state"`
+
+	// LastTransitionTime is when the connection last came up or went down.
+	// +optional
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
+}
+
+// BMPState is the state of a connection to a BMP collector.
+type BMPState string
+
+// BMP connection states.
+const (
+	BMPStateUp   BMPState = "Up"
+	BMPStateDown BMPState = "Down"
+)
 
 // PeeringState is the BGP finite-state-machine state of a session (RFC 4271 8.2.2).
 // +kubebuilder:validation:Enum=Idle;Connect;Active;OpenSent;OpenConfirm;Established

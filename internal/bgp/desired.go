@@ -16,6 +16,8 @@ type DesiredInstance struct {
 	Global Global
 	// Peers by name.
 	Peers map[string]DesiredPeer
+	// BMP are the collectors the speaker streams to.
+	BMP []BMPCollector
 }
 
 // DesiredPeer is a peer with the prefixes it is sent and the attributes each carries

@@ -28,6 +28,12 @@ type Router interface {
 	ApplyExports(ctx context.Context, changes []PeerExportChange) error
 	// Peers reports the state of every configured peer.
 	Peers(ctx context.Context) ([]PeerStatus, error)
+	// SetBMP makes the speaker stream to exactly these collectors: a collector no longer
+	// named is dropped, a changed one reconnected, the others and every BGP session
+	// left as they are.
+	SetBMP(ctx context.Context, collectors []BMPCollector) error
+	// BMP reports the speaker's connection to each collector.
+	BMP(ctx context.Context) ([]BMPStatus, error)
 	// Stop ends every session and releases the speaker. With gracefulRestart, peers that
 	// negotiated graceful restart get no NOTIFICATION, so they keep our routes as stale
 	// while we restart; the others get a Cease.

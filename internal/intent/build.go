@@ -170,7 +170,7 @@ func (b instanceBuilder) speaker(key bgp.InstanceKey) bgp.DesiredInstance {
 			g.ListenAddresses = addrs
 		}
 	}
-	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}}
+	di := bgp.DesiredInstance{Global: g, Peers: map[string]bgp.DesiredPeer{}, BMP: bmpCollectors(b.inst.BMPCollectors)}
 	b.out.Desired.Instances[key] = di
 	return di
 }

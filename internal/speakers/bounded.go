@@ -137,6 +137,14 @@ func (b boundedRouter) Peers(ctx context.Context) ([]bgp.PeerStatus, error) {
 	return bounded(b.stuck, b.timeout, "Peers of instance "+b.key.String(), func() ([]bgp.PeerStatus, error) { return b.router.Peers(ctx) })
 }
 
+func (b boundedRouter) SetBMP(ctx context.Context, collectors []bgp.BMPCollector) error {
+	return b.do("SetBMP", func() error { return b.router.SetBMP(ctx, collectors) })
+}
+
+func (b boundedRouter) BMP(ctx context.Context) ([]bgp.BMPStatus, error) {
+	return bounded(b.stuck, b.timeout, "BMP of instance "+b.key.String(), func() ([]bgp.BMPStatus, error) { return b.router.BMP(ctx) })
+}
+
 func (b boundedRouter) Stop(ctx context.Context, gracefulRestart bool) error {
 	return b.do("Stop", func() error { return b.router.Stop(ctx, gracefulRestart) })
 }

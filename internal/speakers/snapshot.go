@@ -31,6 +31,8 @@ func (p PeerSnapshot) Advertised() int {
 type InstanceSnapshot struct {
 	Global bgp.Global
 	Peers  map[string]PeerSnapshot
+	// BMP is the speaker's connection to each of its collectors.
+	BMP []bgp.BMPStatus
 }
 
 // Snapshot reports every running instance and peer. Peers are matched to the router's
@@ -50,6 +52,11 @@ func (s *Set) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapsho
 			byAddr[st.Address] = st
 		}
 		snap := InstanceSnapshot{Global: inst.global, Peers: make(map[string]PeerSnapshot, len(inst.peers))}
+		if len(inst.bmp) > 0 {
+			if snap.BMP, err = inst.router.BMP(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
+			}
+		}
 		for name, ap := range inst.peers {
 			st, ok := byAddr[ap.peer.Address]
 			if !ok {

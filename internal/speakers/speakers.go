@@ -48,6 +48,8 @@ type instance struct {
 	global bgp.Global
 	router bgp.Router
 	peers  map[string]appliedPeer
+	// bmp are the collectors the speaker streams to, as last applied.
+	bmp []bgp.BMPCollector
 }
 
 // appliedPeer is the configuration a peer runs with and what it is sent.
@@ -116,8 +118,23 @@ func (s *Set) Apply(ctx context.Context, d bgp.Desired) error {
 			}
 		}
 		errs = append(errs, s.reconcilePeers(ctx, key, inst, want.Peers))
+		errs = append(errs, s.reconcileBMP(ctx, key, inst, want.BMP))
 	}
 	return errors.Join(errs...)
+}
+
+// reconcileBMP gives the speaker its collectors when they changed; no session is
+// touched.
+func (s *Set) reconcileBMP(ctx context.Context, key bgp.InstanceKey, inst *instance, want []bgp.BMPCollector) error {
+	if slices.Equal(inst.bmp, want) {
+		return nil
+	}
+	s.logger.Info("setting BMP collectors", "instance", key.String(), "collectors", len(want))
+	if err := inst.router.SetBMP(ctx, want); err != nil {
+		return fmt.Errorf("instance %s: %w", key, err)
+	}
+	inst.bmp = slices.Clone(want)
+	return nil
 }
 
 // Applied returns what the speakers run: every running instance with the peers that
@@ -129,7 +146,7 @@ func (s *Set) Applied() bgp.Desired {
 	defer s.mu.Unlock()
 	out := bgp.Desired{Instances: make(map[bgp.InstanceKey]bgp.DesiredInstance, len(s.instances))}
 	for key, inst := range s.instances {
-		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers))}
+		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers)), BMP: slices.Clone(inst.bmp)}
 		for name, ap := range inst.peers {
 			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: maps.Clone(ap.export)}
 		}

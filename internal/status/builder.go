@@ -92,7 +92,34 @@ func instanceStatus(in Input, inst kbgpv1.BGPNodeInstance) kbgpv1.BGPNodeInstanc
 	for _, p := range inst.Peers {
 		st.Peers = append(st.Peers, peerStatus(in, inst, p))
 	}
+	st.BMPCollectors = bmpStatus(in, uint32(inst.LocalASN))
 	return st
+}
+
+// bmpStatus lists the BMP connections of every speaker of the instance (one per VRF),
+// by VRF, address and port.
+func bmpStatus(in Input, asn uint32) []kbgpv1.BMPCollectorStatus {
+	var out []kbgpv1.BMPCollectorStatus
+	for key, snap := range in.Snapshot {
+		if key.LocalASN != asn {
+			continue
+		}
+		for _, b := range snap.BMP {
+			st := kbgpv1.BMPCollectorStatus{Address: b.Address.String(), Port: int32(b.Port), VRF: key.VRF, State: kbgpv1.BMPStateDown}
+			if b.Up {
+				st.State = kbgpv1.BMPStateUp
+			}
+			if !b.Since.IsZero() {
+				t := metav1.NewTime(b.Since.UTC())
+				st.LastTransitionTime = &t
+			}
+			out = append(out, st)
+		}
+	}
+	slices.SortFunc(out, func(a, b kbgpv1.BMPCollectorStatus) int {
+		return cmp.Or(cmp.Compare(a.VRF, b.VRF), cmp.Compare(a.Address, b.Address), cmp.Compare(a.Port, b.Port))
+	})
+	return out
 }
 
 func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {

@@ -73,7 +73,10 @@ type Router struct {
 	peers    map[netip.Addr]*peer
 	sessions map[netip.Addr]int
 	// batches records the changes of each ApplyExports call.
-	batches  [][]bgp.PeerExportChange
+	batches [][]bgp.PeerExportChange
+	// bmp are the collectors of the last SetBMP; bmpCalls counts the calls.
+	bmp      []bgp.BMPCollector
+	bmpCalls int
 	stopped  bool
 	graceful bool
 }
@@ -191,6 +194,33 @@ func (r *Router) Peers(context.Context) ([]bgp.PeerStatus, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// SetBMP implements bgp.Router.
+func (r *Router) SetBMP(_ context.Context, collectors []bgp.BMPCollector) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bmp = slices.Clone(collectors)
+	r.bmpCalls++
+	return nil
+}
+
+// BMP implements bgp.Router: every collector is up.
+func (r *Router) BMP(context.Context) ([]bgp.BMPStatus, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]bgp.BMPStatus, 0, len(r.bmp))
+	for _, c := range r.bmp {
+		out = append(out, bgp.BMPStatus{Address: c.Address, Port: c.Port, Up: true})
+	}
+	return out, nil
+}
+
+// BMPCollectors returns the collectors of the last SetBMP and how many calls there were.
+func (r *Router) BMPCollectors() ([]bgp.BMPCollector, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.bmp), r.bmpCalls
 }
 
 // SetState moves a peer's session to state, as a real speaker's watch would, and

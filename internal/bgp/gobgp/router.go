@@ -43,6 +43,10 @@ type router struct {
 	// resend are prefixes whose export changed for some peer and that still have to be
 	// re-added for that to take effect: kept across a failed AddPath.
 	resend map[netip.Prefix]struct{}
+
+	bmpMu sync.Mutex
+	// bmp are the collectors configured in GoBGP, as SetBMP was given them.
+	bmp []bgp.BMPCollector
 }
 
 var _ bgp.Router = (*router)(nil)
