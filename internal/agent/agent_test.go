@@ -25,6 +25,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 	"kbgp.io/kbgp/internal/contract"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 const namespace = "kbgp-system"
@@ -86,22 +87,10 @@ func runAgentOpts(t *testing.T, cfg *rest.Config, o agent.Options) (stop func())
 	return stop
 }
 
-// eventually polls cond every 50 ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // speaker waits for the agent to start the test instance's speaker.
 func speaker(t *testing.T, routers *bgpfake.Factory) *bgpfake.Router {
 	t.Helper()
-	eventually(t, 30*time.Second, "speaker started", func() bool { return routers.Router(instance) != nil })
+	wait.Eventually(t, 30*time.Second, "speaker started", func() bool { return routers.Router(instance) != nil })
 	return routers.Router(instance)
 }
 
@@ -202,7 +191,7 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if r.Global.RouterID != netip.MustParseAddr("10.0.0.1") || r.Global.ListenPort != 0 {
 		t.Fatalf("speaker started with %+v, want router ID 10.0.0.1 and no listener", r.Global)
 	}
-	eventually(t, 30*time.Second, "both peers configured", func() bool {
+	wait.Eventually(t, 30*time.Second, "both peers configured", func() bool {
 		_, a := r.Peer(addrA)
 		_, b := r.Peer(addrB)
 		return a && b
@@ -212,7 +201,7 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 		t.Fatalf("peer tor-a runs with %+v, want the MD5 key from its Secret, port 1179, hold 9s", a)
 	}
 	var st kbgpv1.BGPNodeConfigStatus
-	eventually(t, 30*time.Second, "status shows both peers Established", func() bool {
+	wait.Eventually(t, 30*time.Second, "status shows both peers Established", func() bool {
 		st = getStatus(t, node)
 		return peerState(st, "tor-a") == kbgpv1.PeeringStateEstablished && peerState(st, "tor-b") == kbgpv1.PeeringStateEstablished
 	})
@@ -254,7 +243,7 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 	if err := server.Client.Update(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "missing Secret and peer config reported", func() bool {
+	wait.Eventually(t, 30*time.Second, "missing Secret and peer config reported", func() bool {
 		st = getStatus(t, node)
 		found := 0
 		for _, f := range st.FailedResources {
@@ -307,20 +296,20 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 		peerConfig("pc-rbac", 179, "auth-rbac"),
 		nodeConfig(node, peer("tor", addrA, 65010, "pc-rbac")))
 	routers, _ := startAgent(t, cfg, node)
-	eventually(t, 30*time.Second, "status written by the agent with generated RBAC", func() bool {
+	wait.Eventually(t, 30*time.Second, "status written by the agent with generated RBAC", func() bool {
 		return peerState(getStatus(t, node), "tor") == kbgpv1.PeeringStateEstablished
 	})
 	if p, _ := speaker(t, routers).Peer(addrA); p.Password != "rbac" {
 		t.Fatal("the agent did not read the peer's Secret with the generated Role")
 	}
-	eventually(t, 30*time.Second, "the agent's Lease renewed with the generated Role", func() bool {
+	wait.Eventually(t, 30*time.Second, "the agent's Lease renewed with the generated Role", func() bool {
 		l := &coordinationv1.Lease{}
 		err := server.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: contract.AgentLeaseName(node)}, l)
 		return err == nil && l.Spec.RenewTime != nil && *l.Spec.HolderIdentity == node
 	})
 	// Events about the cluster-scoped BGPNodeConfig live in default, the one namespace
 	// the generated Role grants Events in.
-	eventually(t, 30*time.Second, "the agent's Events recorded with the generated Role", func() bool {
+	wait.Eventually(t, 30*time.Second, "the agent's Events recorded with the generated Role", func() bool {
 		events := &corev1.EventList{}
 		err := server.Client.List(ctx, events, client.InNamespace(metav1.NamespaceDefault))
 		return err == nil && slices.ContainsFunc(events.Items, func(e corev1.Event) bool {

@@ -14,6 +14,7 @@ import (
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // unreachable is a rest.Config of an API server that refuses every connection.
@@ -38,13 +39,13 @@ func TestAgentStartsFromTheCheckpointWithoutAPIServer(t *testing.T) {
 	routers := &bgpfake.Factory{}
 	stop := runAgentOpts(t, server.Config, agent.Options{NodeName: node, Routers: routers, StateDir: dir})
 	r := speaker(t, routers)
-	eventually(t, 30*time.Second, "both peers configured", func() bool {
+	wait.Eventually(t, 30*time.Second, "both peers configured", func() bool {
 		_, a := r.Peer(addrA)
 		_, b := r.Peer(addrB)
 		return a && b
 	})
 	var written checkpoint.Checkpoint
-	eventually(t, 10*time.Second, "a checkpoint with peer tor-b", func() bool {
+	wait.Eventually(t, 10*time.Second, "a checkpoint with peer tor-b", func() bool {
 		c, _, ok, err := checkpoint.Read(dir)
 		written = c
 		return err == nil && ok && len(c.Desired.Instances[instance].Peers) > 0
@@ -67,7 +68,7 @@ func TestAgentStartsFromTheCheckpointWithoutAPIServer(t *testing.T) {
 		if r.Global.RouterID.String() != "10.0.0.1" {
 			t.Errorf("restored speaker runs with %+v, want router ID 10.0.0.1", r.Global)
 		}
-		eventually(t, 10*time.Second, "peer tor-b restored", func() bool { _, ok := r.Peer(addrB); return ok })
+		wait.Eventually(t, 10*time.Second, "peer tor-b restored", func() bool { _, ok := r.Peer(addrB); return ok })
 		if _, ok := r.Peer(addrA); ok {
 			t.Error("the MD5 peer came back without its key")
 		}

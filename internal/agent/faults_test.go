@@ -14,6 +14,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestAgentRecoversFromSpeakerFailures: a speaker call that fails is reported in status
@@ -32,7 +33,7 @@ func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
 	routers.Faults.FailNext(bgpfake.OpAddPeer, errors.New("speaker refused the peer"))
 	startAgentWith(t, server.Config, node, routers)
 	r := speaker(t, routers)
-	eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established and Ready", func() bool {
+	wait.Eventually(t, 30*time.Second, "the failed AddPeer retried: peer tor Established and Ready", func() bool {
 		st := getStatus(t, node)
 		ready := meta.FindStatusCondition(st.Conditions, kbgpv1.ConditionReady)
 		return peerState(st, "tor") == kbgpv1.PeeringStateEstablished && ready != nil && ready.Status == metav1.ConditionTrue
@@ -41,7 +42,7 @@ func TestAgentRecoversFromSpeakerFailures(t *testing.T) {
 	routers.Faults.FailNext(bgpfake.OpApplyExports, errors.New("speaker dropped the batch"))
 	create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
 		Spec: corev1.ServiceSpec{ExternalIPs: []string{"100.64.40.1"}, Ports: []corev1.ServicePort{{Port: 80}}}})
-	eventually(t, 30*time.Second, "the Service announced after its failed export change", func() bool {
+	wait.Eventually(t, 30*time.Second, "the Service announced after its failed export change", func() bool {
 		return containsPrefix(r.Advertised(addrA), hostRoute("100.64.40.1"))
 	})
 }
@@ -63,7 +64,7 @@ func TestManyFailingPeersStillWriteStatus(t *testing.T) {
 	}
 	create(t, testNode(node), nodeConfig(node, nodePeers...))
 	startAgentWith(t, server.Config, node, routers)
-	eventually(t, 30*time.Second, "a status naming the failing peers", func() bool {
+	wait.Eventually(t, 30*time.Second, "a status naming the failing peers", func() bool {
 		for _, f := range getStatus(t, node).FailedResources {
 			if f.Kind == "BGPNodeConfig" && strings.Contains(f.Message, "tor-00") {
 				return true

@@ -16,6 +16,7 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/status"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestAgentClearsNotReportingAfterRenewal: when the operator has marked the node
@@ -31,7 +32,7 @@ func TestAgentClearsNotReportingAfterRenewal(t *testing.T) {
 	ready := func() *metav1.Condition {
 		return meta.FindStatusCondition(getStatus(t, node).Conditions, kbgpv1.ConditionReady)
 	}
-	eventually(t, 30*time.Second, "Ready=True from the agent", func() bool {
+	wait.Eventually(t, 30*time.Second, "Ready=True from the agent", func() bool {
 		c := ready()
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
@@ -61,7 +62,7 @@ func TestAgentClearsNotReportingAfterRenewal(t *testing.T) {
 		t.Fatalf("Ready after the mark = %+v", c)
 	}
 	// The agent renews every 10 s.
-	eventually(t, 30*time.Second, "the agent's own Ready back after a renewal", func() bool {
+	wait.Eventually(t, 30*time.Second, "the agent's own Ready back after a renewal", func() bool {
 		c := ready()
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == kbgpv1.ReasonConfigurationSuccessful
 	})

@@ -16,6 +16,7 @@ import (
 
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestSecureMetricsNeedAnAuthorisedCaller runs the agent with --metrics-secure against
@@ -67,7 +68,7 @@ func TestSecureMetricsNeedAnAuthorisedCaller(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}
-	eventually(t, 30*time.Second, "the authorised scraper served", func() bool {
+	wait.Eventually(t, 30*time.Second, "the authorised scraper served", func() bool {
 		code, _ := get(scraper)
 		return code == http.StatusOK
 	})

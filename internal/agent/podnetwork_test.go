@@ -17,6 +17,7 @@ import (
 	"kbgp.io/kbgp/internal/agent"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 	"kbgp.io/kbgp/internal/podnet/controller"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestPodNetworkConfiguration: with --pod-network the agent writes the node's CNI
@@ -50,11 +51,11 @@ func TestPodNetworkConfiguration(t *testing.T) {
 		t.Fatal("a configuration was written for a Node without pod CIDRs")
 	}
 	setPodCIDRs(t, name, "10.244.5.0/24", "2001:db8:5::/64")
-	eventually(t, 20*time.Second, "the configuration written, dual-stack, without any BGP configuration",
+	wait.Eventually(t, 20*time.Second, "the configuration written, dual-stack, without any BGP configuration",
 		fileHolds(`"subnet": "10.244.5.0/24"`, `"subnet": "2001:db8:5::/64"`, `"dst": "::/0"`, `"mtu": 1400`, `"type": "kbgp-cni"`))
 
 	create(t, nodeConfig(name))
-	eventually(t, 20*time.Second, "PodNetworkReady in the node's status", func() bool {
+	wait.Eventually(t, 20*time.Second, "PodNetworkReady in the node's status", func() bool {
 		st := getStatus(t, name)
 		return meta.IsStatusConditionTrue(st.Conditions, kbgpv1.ConditionPodNetworkReady) && st.PodNetwork != nil &&
 			len(st.PodNetwork.PodCIDRs) == 2 && st.PodNetwork.CNIConfig == path && st.PodNetwork.Bridge == "cbr0" && st.PodNetwork.MTU == 1400
@@ -69,8 +70,8 @@ func TestPodNetworkConfiguration(t *testing.T) {
 	}
 	bad := testNode(name)
 	bad.Spec.PodCIDRs = []string{"10.244.6.1/24"}
-	eventually(t, 10*time.Second, "the Node re-created", func() bool { return server.Client.Create(context.Background(), bad) == nil })
-	eventually(t, 20*time.Second, "PodNetworkReady False for the bad CIDR", func() bool {
+	wait.Eventually(t, 10*time.Second, "the Node re-created", func() bool { return server.Client.Create(context.Background(), bad) == nil })
+	wait.Eventually(t, 20*time.Second, "PodNetworkReady False for the bad CIDR", func() bool {
 		c := meta.FindStatusCondition(getStatus(t, name).Conditions, kbgpv1.ConditionPodNetworkReady)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == "InvalidPodCIDR" && strings.Contains(c.Message, "10.244.6.1/24")
 	})

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestRefusedAddressIsReportedNotDropped: a Service whose external IP lies outside the
@@ -37,7 +38,7 @@ func TestRefusedAddressIsReportedNotDropped(t *testing.T) {
 			return f.Kind == "Service" && f.Name == ns+"/web" && f.Message == want
 		})
 	}
-	eventually(t, 30*time.Second, "the refused Service in failedResources", refusedEntry)
+	wait.Eventually(t, 30*time.Second, "the refused Service in failedResources", refusedEntry)
 	if ads := r.Advertised(addrA); len(ads) != 0 {
 		t.Errorf("refused address advertised: %v", ads)
 	}
@@ -47,7 +48,7 @@ func TestRefusedAddressIsReportedNotDropped(t *testing.T) {
 	if err := server.Client.Update(ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "announced inside the range and no longer reported", func() bool {
+	wait.Eventually(t, 30*time.Second, "announced inside the range and no longer reported", func() bool {
 		return containsPrefix(r.Advertised(addrA), hostRoute("100.64.20.1")) && !refusedEntry()
 	})
 }
@@ -84,7 +85,7 @@ func TestAnotherNamespacesExternalIPIsRefused(t *testing.T) {
 			return f.Kind == "Service" && f.Name == squatters+"/squat" && f.Message == want
 		})
 	}
-	eventually(t, 30*time.Second, "the squatter in failedResources", refusedEntry)
+	wait.Eventually(t, 30*time.Second, "the squatter in failedResources", refusedEntry)
 	if ads := r.Advertised(addrA); len(ads) != 0 {
 		t.Errorf("another namespace's external IP advertised: %v", ads)
 	}
@@ -93,7 +94,7 @@ func TestAnotherNamespacesExternalIPIsRefused(t *testing.T) {
 	if err := server.Client.Delete(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "the squatter announces the address once the owner is gone, and is no longer reported", func() bool {
+	wait.Eventually(t, 30*time.Second, "the squatter announces the address once the owner is gone, and is no longer reported", func() bool {
 		return containsPrefix(r.Advertised(addrA), hostRoute("100.64.21.1")) && !refusedEntry()
 	})
 }

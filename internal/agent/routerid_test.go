@@ -17,6 +17,7 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
 	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 const annotationRouterID = "kbgp.io/router-id"
@@ -43,7 +44,7 @@ func nodeWith(name string, annotations map[string]string, addrs ...corev1.NodeAd
 // update applies mutate to the current version of obj, retrying on conflicts.
 func update[T client.Object](t *testing.T, obj T, mutate func(T)) {
 	t.Helper()
-	eventually(t, 10*time.Second, "update "+obj.GetName(), func() bool {
+	wait.Eventually(t, 10*time.Second, "update "+obj.GetName(), func() bool {
 		if err := server.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func events(t *testing.T, node string) []string {
 
 func waitEvent(t *testing.T, node, want string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "event "+want, func() bool {
+	wait.Eventually(t, 30*time.Second, "event "+want, func() bool {
 		for _, e := range events(t, node) {
 			if e == want {
 				return true
@@ -90,7 +91,7 @@ func waitEvent(t *testing.T, node, want string) {
 
 func waitRouterID(t *testing.T, routers *bgpfake.Factory, node, want string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "router ID "+want, func() bool {
+	wait.Eventually(t, 30*time.Second, "router ID "+want, func() bool {
 		r := routers.Router(instance)
 		return r != nil && r.Global.RouterID.String() == want && instanceStatus(t, node).RouterID == want
 	})
@@ -112,7 +113,7 @@ func TestRouterIDLockedAcrossEditsAndRestarts(t *testing.T) {
 		st.RouterIDResolvedFrom == nil || st.RouterIDResolvedFrom.RouterID != templateRouterID {
 		t.Fatalf("router-ID status = %+v", st)
 	}
-	eventually(t, 30*time.Second, "RouterIDResolved condition", func() bool {
+	wait.Eventually(t, 30*time.Second, "RouterIDResolved condition", func() bool {
 		c := meta.FindStatusCondition(getStatus(t, name).Conditions, "RouterIDResolved")
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == "Template"
 	})
@@ -125,7 +126,7 @@ func TestRouterIDLockedAcrossEditsAndRestarts(t *testing.T) {
 		pc.Spec.Timers.ConnectRetryTimeSeconds = ptr.To[int32](2)
 	})
 	r := routers.Router(instance)
-	eventually(t, 30*time.Second, "connect retry applied", func() bool {
+	wait.Eventually(t, 30*time.Second, "connect retry applied", func() bool {
 		p, _ := r.Peer(addrA)
 		return p.Timers.ConnectRetry == 2*time.Second
 	})
@@ -212,7 +213,7 @@ func TestRouterIDWaitsForNodeAddresses(t *testing.T) {
 	node, setAddresses := nodeWith(name, nil, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.40.0.7"})
 	create(t, node, withRouterID(nodeConfig(name, peer("tor", addrA, 65010, "")), ""))
 	routers, _ := startAgent(t, server.Config, name)
-	eventually(t, 30*time.Second, "status says the agent waits for the Node", func() bool {
+	wait.Eventually(t, 30*time.Second, "status says the agent waits for the Node", func() bool {
 		c := meta.FindStatusCondition(getStatus(t, name).Conditions, "RouterIDResolved")
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == "WaitingForNode"
 	})
@@ -258,7 +259,7 @@ func TestRouterIDConflictAcrossAgents(t *testing.T) {
 		routers, _ := startAgent(t, server.Config, name)
 		waitRouterID(t, routers, name, "10.50.0.1")
 	}
-	eventually(t, 30*time.Second, "RouterIDConflict on the cluster config", func() bool {
+	wait.Eventually(t, 30*time.Second, "RouterIDConflict on the cluster config", func() bool {
 		got := &kbgpv1.BGPClusterConfig{}
 		if err := server.Client.Get(context.Background(), types.NamespacedName{Name: cc.Name}, got); err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/bgpfake"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 const svcNamespace = "svc-hot-path"
@@ -61,7 +62,7 @@ func hostRoute(ip string) netip.Prefix { return netip.PrefixFrom(netip.MustParse
 // holding "+set -removed" prefixes per peer.
 func batchesSettle(t *testing.T, r *bgpfake.Router, want int) string {
 	t.Helper()
-	eventually(t, 30*time.Second, fmt.Sprintf("%d prefixes advertised", want), func() bool { return len(r.Advertised(addrA)) == want })
+	wait.Eventually(t, 30*time.Second, fmt.Sprintf("%d prefixes advertised", want), func() bool { return len(r.Advertised(addrA)) == want })
 	time.Sleep(300 * time.Millisecond) // let any further (wrong) call happen
 	var out strings.Builder
 	for _, batch := range r.ExportBatches() {
@@ -113,7 +114,7 @@ func TestServiceEventsApplyOnlyTheirDifference(t *testing.T) {
 	if err := server.Client.Update(ctx, web); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "moved to 100.64.9.2", func() bool {
+	wait.Eventually(t, 30*time.Second, "moved to 100.64.9.2", func() bool {
 		ads := r.Advertised(addrA)
 		return len(ads) == existing+1 && !containsPrefix(ads, hostRoute("100.64.9.1")) && containsPrefix(ads, hostRoute("100.64.9.2"))
 	})

@@ -6,6 +6,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/testing/wait"
 	"kbgp.io/kbgp/test/apiserver"
 )
 
@@ -18,7 +19,7 @@ func TestStatusWritesAreCoalesced(t *testing.T) {
 	create(t, testNode(name), nodeConfig(name, peer("tor", addrA, 65010, "")))
 	cfg, writes := apiserver.CountingConfig(server.Config)
 	routers, _ := startAgentWithInterval(t, cfg, name, 2*time.Second)
-	eventually(t, 30*time.Second, "peer Established in status", func() bool {
+	wait.Eventually(t, 30*time.Second, "peer Established in status", func() bool {
 		return peerState(getStatus(t, name), "tor") == kbgpv1.PeeringStateEstablished
 	})
 	time.Sleep(3 * time.Second) // let the writer settle

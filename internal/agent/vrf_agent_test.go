@@ -11,6 +11,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestAgentVRFPeers runs the same peer address in two VRFs (the loopback stands in for
@@ -29,7 +30,7 @@ func TestAgentVRFPeers(t *testing.T) {
 	routers, _ := startAgent(t, server.Config, node)
 
 	loKey := bgp.InstanceKey{LocalASN: 65001, VRF: "lo"}
-	eventually(t, 30*time.Second, "a speaker per VRF, each with its peer", func() bool {
+	wait.Eventually(t, 30*time.Second, "a speaker per VRF, each with its peer", func() bool {
 		def, lo := routers.Router(instance), routers.Router(loKey)
 		if def == nil || lo == nil {
 			return false
@@ -46,7 +47,7 @@ func TestAgentVRFPeers(t *testing.T) {
 	}
 
 	var st kbgpv1.BGPNodeConfigStatus
-	eventually(t, 30*time.Second, "the missing VRF reported, the other peers Established", func() bool {
+	wait.Eventually(t, 30*time.Second, "the missing VRF reported, the other peers Established", func() bool {
 		st = getStatus(t, node)
 		return slices.ContainsFunc(st.FailedResources, func(f kbgpv1.FailedResource) bool {
 			return f.Kind == "VRF" && f.Name == "kbgp-nodev0"
@@ -62,7 +63,7 @@ func TestAgentVRFPeers(t *testing.T) {
 	if vrfs["tor-default"] != "" || vrfs["tor-lo"] != "lo" || vrfs["tor-ghost"] != "kbgp-nodev0" {
 		t.Fatalf("status peers by VRF = %v", vrfs)
 	}
-	eventually(t, 30*time.Second, "a VRFNotFound event", func() bool {
+	wait.Eventually(t, 30*time.Second, "a VRFNotFound event", func() bool {
 		events, err := server.Events(context.Background(), "BGPNodeConfig", node)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/speakers"
-	"kbgp.io/kbgp/internal/testing/gobgptest"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestMaxPrefixesHoldsThePeerDown: a router that sends more routes than its
@@ -28,7 +28,7 @@ func TestMaxPrefixesHoldsThePeerDown(t *testing.T) {
 	apply(t, set, limited(10))
 	b.WaitEstablished(t, local, sessionTimeout)
 	var held bgp.PeerStatus
-	gobgptest.Eventually(t, sessionTimeout, "peer a held down for maxPrefixes", func() bool {
+	wait.Eventually(t, sessionTimeout, "peer a held down for maxPrefixes", func() bool {
 		held = peerStatus(t, set, "a")
 		return held.HeldDown == bgp.HeldDownMaxPrefixes && held.State != bgp.StateEstablished
 	})
@@ -38,7 +38,7 @@ func TestMaxPrefixesHoldsThePeerDown(t *testing.T) {
 	}
 
 	apply(t, set, limited(100))
-	gobgptest.Eventually(t, sessionTimeout, "peer a back once its limit was raised", func() bool {
+	wait.Eventually(t, sessionTimeout, "peer a back once its limit was raised", func() bool {
 		st := peerStatus(t, set, "a")
 		return st.State == bgp.StateEstablished && st.HeldDown == ""
 	})

@@ -17,6 +17,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/speakers"
 	"kbgp.io/kbgp/internal/testing/gobgptest"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // These tests run the speaker set with the GoBGP adapter against real GoBGP speakers on
@@ -104,7 +105,7 @@ func waitRoutes(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...ne
 		want = []netip.Prefix{}
 	}
 	var got []netip.Prefix
-	gobgptest.Eventually(t, sessionTimeout, "routes at "+r.Addr.String(), func() bool {
+	wait.Eventually(t, sessionTimeout, "routes at "+r.Addr.String(), func() bool {
 		got = prefixesOf(r.Routes(t, family))
 		return cmp.Equal(got, want, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }))
 	})
@@ -180,12 +181,12 @@ func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
 	held := peerA
 	held.Timers.HoldTime = 30 * time.Second
 	apply(t, set, desired("10.0.0.1", held))
-	gobgptest.Eventually(t, sessionTimeout, "hold time change resets the session", func() bool { return a.Drops(local) == 1 })
+	wait.Eventually(t, sessionTimeout, "hold time change resets the session", func() bool { return a.Drops(local) == 1 })
 	a.WaitEstablished(t, local, sessionTimeout)
 
 	// A new router ID needs a new speaker, which resets again.
 	apply(t, set, desired("10.0.0.2", held))
-	gobgptest.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
+	wait.Eventually(t, sessionTimeout, "router ID change resets the session", func() bool { return a.Drops(local) == 2 })
 	a.WaitEstablished(t, local, sessionTimeout)
 	waitRoutes(t, a, bgp.FamilyIPv4Unicast, pfxPod)
 }
@@ -219,7 +220,7 @@ func TestStopWithGracefulRestartKeepsRoutesAtThePeer(t *testing.T) {
 			if err := set.Stop(context.Background(), graceful); err != nil {
 				t.Fatal(err)
 			}
-			gobgptest.Eventually(t, sessionTimeout, "session down", func() bool { return a.Drops(local) == 1 })
+			wait.Eventually(t, sessionTimeout, "session down", func() bool { return a.Drops(local) == 1 })
 			time.Sleep(time.Second)
 			routes := a.Routes(t, bgp.FamilyIPv4Unicast)
 			if graceful && len(routes) != 1 {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kbgp.io/kbgp/internal/agent/nodebgp"
+	"kbgp.io/kbgp/internal/testing/wait"
 	"kbgp.io/kbgp/test/apiserver"
 )
 
@@ -44,17 +45,6 @@ func create(t *testing.T, objs ...client.Object) {
 			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
 		}
 		t.Cleanup(func() { _ = server.Client.Delete(context.Background(), o) })
-	}
-}
-
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -101,7 +91,7 @@ func TestSecretWatchReadsOnlyNamedSecrets(t *testing.T) {
 	if err := server.Client.Update(ctx, secret("md5-used", "two")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the password change seen", func() bool {
+	wait.Eventually(t, 10*time.Second, "the password change seen", func() bool {
 		got, err := w.Secret("md5-used")
 		return err == nil && got != nil && string(got.Data["password"]) == "two" && changes.Load() > before
 	})

@@ -15,6 +15,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/testing/gobgptest"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestBFDStaysDownUntilEstablished shows the GoBGP patch "bfd after established": a
@@ -65,7 +66,7 @@ func TestBFDStaysDownUntilEstablished(t *testing.T) {
 	up.AddNeighbor(t, local, 65001)
 	up.WaitEstablished(t, local, 30*time.Second)
 	established := time.Now()
-	gobgptest.Eventually(t, 10*time.Second, "BFD Up on both ends after Established", func() bool {
+	wait.Eventually(t, 10*time.Second, "BFD Up on both ends after Established", func() bool {
 		return bfdStateOf(t, r, remote) == bgp.BFDUp && !end.upSince().IsZero()
 	})
 	t.Logf("BFD Up %v after the BGP session was Established", end.upSince().Sub(established).Round(time.Millisecond))

@@ -9,6 +9,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/testing/gobgptest"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestHeldDownPeerIsRetried runs the adapter against a real GoBGP router that sends
@@ -57,21 +58,21 @@ func TestHeldDownPeerIsRetried(t *testing.T) {
 		return sts[0]
 	}
 	var first string
-	gobgptest.Eventually(t, 20*time.Second, "held down", func() bool {
+	wait.Eventually(t, 20*time.Second, "held down", func() bool {
 		st := status()
 		first = st.HeldDownDetail
 		return st.HeldDown == bgp.HeldDownMaxPrefixes && st.State != bgp.StateEstablished
 	})
 	// GoBGP keeps the peer down for good; the retry lets it in, and it exceeds again.
-	gobgptest.Eventually(t, 30*time.Second, "retried and held down again", func() bool {
+	wait.Eventually(t, 30*time.Second, "retried and held down again", func() bool {
 		st := status()
 		return st.HeldDown == bgp.HeldDownMaxPrefixes && st.HeldDownDetail != first
 	})
-	gobgptest.Eventually(t, 5*time.Second, "the router saw a session end per hold-down", func() bool { return big.Drops(local) >= 2 })
+	wait.Eventually(t, 5*time.Second, "the router saw a session end per hold-down", func() bool { return big.Drops(local) >= 2 })
 
 	big.Upstream.Stop()
 	small := upstream(2, big.Port)
-	gobgptest.Eventually(t, 30*time.Second, "back once the router sends fewer routes", func() bool {
+	wait.Eventually(t, 30*time.Second, "back once the router sends fewer routes", func() bool {
 		st := status()
 		return st.State == bgp.StateEstablished && st.HeldDown == "" && st.Received() == 2
 	})

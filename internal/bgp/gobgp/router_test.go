@@ -10,6 +10,7 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/bgp/gobgp"
 	"kbgp.io/kbgp/internal/testing/gobgptest"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // TestReceivedRoutesAreCountedButNeverImported runs the adapter against a real GoBGP
@@ -33,13 +34,13 @@ func TestReceivedRoutesAreCountedButNeverImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	peer.WaitEstablished(t, local, 20*time.Second)
-	gobgptest.Eventually(t, 20*time.Second, "own path at the peer", func() bool {
+	wait.Eventually(t, 20*time.Second, "own path at the peer", func() bool {
 		routes := peer.Routes(t, bgp.FamilyIPv4Unicast)
 		return len(routes) == 1 && routes[0].Prefix == own
 	})
 
 	var st bgp.PeerStatus
-	gobgptest.Eventually(t, 20*time.Second, "received count", func() bool {
+	wait.Eventually(t, 20*time.Second, "received count", func() bool {
 		sts, err := r.Peers(ctx)
 		if err != nil || len(sts) != 1 {
 			t.Fatalf("peers = %v, %v", sts, err)
@@ -83,13 +84,13 @@ func TestSessionDropsAreCounted(t *testing.T) {
 		}
 		return sts[0]
 	}
-	gobgptest.Eventually(t, 20*time.Second, "Established at the adapter", func() bool { return status().State == bgp.StateEstablished })
+	wait.Eventually(t, 20*time.Second, "Established at the adapter", func() bool { return status().State == bgp.StateEstablished })
 	if d := status().Drops; d != 0 {
 		t.Fatalf("drops before any reset = %d", d)
 	}
 	peer.Reset(t, local)
 	var st bgp.PeerStatus
-	gobgptest.Eventually(t, 20*time.Second, "the drop counted", func() bool { st = status(); return st.Drops == 1 })
+	wait.Eventually(t, 20*time.Second, "the drop counted", func() bool { st = status(); return st.Drops == 1 })
 	if !strings.Contains(st.LastDownReason, "cease") {
 		t.Fatalf("last down reason %q, want the Cease NOTIFICATION", st.LastDownReason)
 	}

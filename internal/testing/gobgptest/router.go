@@ -1,6 +1,6 @@
 // Package gobgptest wraps Upstream, the plain GoBGP router, for tests: started on
 // a loopback address at a free port and stopped when the test ends, with methods that
-// fail the test instead of returning errors, and Eventually for polling.
+// fail the test instead of returning errors.
 package gobgptest
 
 import (
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/testing/wait"
 )
 
 // Router is an Upstream listening on Addr:Port.
@@ -74,7 +75,7 @@ func (r *Router) Drops(addr netip.Addr) int { return r.Upstream.Drops(addr) }
 // WaitEstablished waits until the session with addr is Established.
 func (r *Router) WaitEstablished(t *testing.T, addr netip.Addr, timeout time.Duration) {
 	t.Helper()
-	Eventually(t, timeout, fmt.Sprintf("session %s -> %s Established", r.Addr, addr), func() bool {
+	wait.Eventually(t, timeout, fmt.Sprintf("session %s -> %s Established", r.Addr, addr), func() bool {
 		return r.State(t, addr) == bgp.StateEstablished
 	})
 }
@@ -94,18 +95,6 @@ func (r *Router) Routes(t *testing.T, family bgp.Family) []bgp.ReceivedRoute {
 		}
 	}
 	return out
-}
-
-// Eventually polls cond every 50 ms until it holds or timeout passes.
-func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func freePort(t *testing.T, addr netip.Addr) uint16 {
