@@ -40,7 +40,11 @@ func renderInstance(b *strings.Builder, k bgp.InstanceKey, di bgp.DesiredInstanc
 	if k.VRF != "" {
 		fmt.Fprintf(b, " vrf %s", k.VRF)
 	}
-	fmt.Fprintf(b, " router-id %s\n", di.Global.RouterID)
+	fmt.Fprintf(b, " router-id %s", di.Global.RouterID)
+	if di.Global.BindDevice != "" {
+		fmt.Fprintf(b, " bind-device %s", di.Global.BindDevice)
+	}
+	b.WriteString("\n")
 	if g := di.Global; g.ListenPort != 0 {
 		fmt.Fprintf(b, "  listen port %d%s\n", g.ListenPort, joined(" on", g.ListenAddresses))
 	}
