@@ -61,8 +61,11 @@ func renderPeer(b *strings.Builder, p bgp.DesiredPeer) {
 	for _, f := range p.Families {
 		fmt.Fprintf(b, "    family %s max-prefixes %d\n", f, p.MaxPrefixes[f])
 	}
-	if p.LocalAddress.IsValid() || p.LocalPort != 0 {
-		fmt.Fprintf(b, "    local %s port %d\n", p.LocalAddress, p.LocalPort)
+	if p.LocalAddress.IsValid() {
+		fmt.Fprintf(b, "    local-address %s\n", p.LocalAddress)
+	}
+	if p.LocalPort != 0 {
+		fmt.Fprintf(b, "    local-port %d\n", p.LocalPort)
 	}
 	t := p.Timers
 	fmt.Fprintf(b, "    timers connect-retry %s hold %s keepalive %s\n", t.ConnectRetry, t.HoldTime, t.Keepalive)
