@@ -51,7 +51,8 @@ func runScenario(t *testing.T, file string) {
 		}
 		return
 	}
-	if diff := gocmp.Diff(string(want.Data), got); diff != "" {
+	// Compared line by line, so that a failure shows the lines that differ.
+	if diff := gocmp.Diff(strings.Split(string(want.Data), "\n"), strings.Split(got, "\n")); diff != "" {
 		t.Errorf("%s: want differs (-want +got; %s=1 go test rewrites it):\n%s", file, golden.UpdateEnv, diff)
 	}
 }
