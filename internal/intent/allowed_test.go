@@ -109,35 +109,6 @@ func TestPoolAddressesAreAllowed(t *testing.T) {
 	}
 }
 
-// TestPoolAllowsOnlyTheServicesItServes: the review's seventh claim. A pool's address
-// is allowed for a Service only when the pool's serviceSelector selects that Service,
-// so a status written by someone else with another tenant's pool address is refused at
-// announce time, not only when the operator rewrites it.
-func TestPoolAllowsOnlyTheServicesItServes(t *testing.T) {
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
-	ad := serviceAdWithin("lb", nil, "65001:1", nil, nil, kbgpv1.ServiceLoadBalancerIP)
-	payments := kbgpv1.LoadBalancerIPPool{Spec: kbgpv1.LoadBalancerIPPoolSpec{
-		Blocks:          []kbgpv1.IPBlock{{CIDR: "203.0.113.0/28"}},
-		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "payments"}},
-	}}
-	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges([]kbgpv1.LoadBalancerIPPool{payments})},
-		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x := newExportIndex("worker-1")
-	x.addPeer(peerKey{name: "a"}, nil, rules)
-
-	squatter := lbService("web", nil, "203.0.113.4") // namespace shop
-	x.SetService(types.NamespacedName{Namespace: "shop", Name: "web"}, &squatter, nil)
-	if got, want := x.RefusedOf(types.NamespacedName{Namespace: "shop", Name: "web"}), "LoadBalancerIP 203.0.113.4 is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes of BGPAdvertisement lb: not announced"; got != want {
-		t.Errorf("shop/web: refused %q, want %q", got, want)
-	}
-	served := lbService("pay", nil, "203.0.113.5")
-	served.Namespace = "payments"
-	x.SetService(types.NamespacedName{Namespace: "payments", Name: "pay"}, &served, nil)
-	if got := x.RefusedOf(types.NamespacedName{Namespace: "payments", Name: "pay"}); got != "" {
-		t.Errorf("payments/pay: refused %q", got)
-	}
-}
-
 // TestTooManyAddressesRefuseTheService: the review's third claim. 1,024 external IPs
 // on one Service became 1,024 /32s to every peer. Past maxAddressesPerService (default
 // 8 per family) the Service is refused as a whole and named; its other family and the

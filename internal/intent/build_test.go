@@ -183,20 +183,6 @@ func TestBuildPeers(t *testing.T) {
 		in:   Input{NodeConfig: nodeConfig("", withOverride), Node: node()},
 		want: oneInstance(global("10.0.0.10"), desiredPeer(overridden)),
 	}, {
-		name:       "missing peer config: peer not started, reported",
-		in:         Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack9"), nodePeer("tor-b", "10.1.1.2", 65002, "rack9")), Node: node()},
-		want:       oneInstance(global("10.0.0.10")),
-		wantFailed: []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "rack9", Message: "not found"}},
-	}, {
-		name: "missing Secret: peer not started, reported",
-		in: Input{
-			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack1")),
-			Node:        node(),
-			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
-		},
-		want:       oneInstance(global("10.0.0.10")),
-		wantFailed: []kbgpv1.FailedResource{{Kind: "Secret", Name: "bgp-auth", Message: "not found; peers using it are not started"}},
-	}, {
 		name: "Secret without the password key: peer not started, never an empty password",
 		in: Input{
 			NodeConfig:  nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rack1")),

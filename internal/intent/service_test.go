@@ -67,9 +67,6 @@ func TestServicePaths(t *testing.T) {
 	otherClass.Spec.LoadBalancerClass = ptr.To("example.com/other")
 	ourClass := lbService("our-class", nil, "203.0.113.12")
 	ourClass.Spec.LoadBalancerClass = ptr.To(kbgpv1.LoadBalancerClass)
-	local := lbService("local", nil, "203.0.113.13")
-	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
-	key := types.NamespacedName{Namespace: "shop", Name: "local"}
 	internal := lbService("internal", nil, "203.0.113.14")
 	internal.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyLocal)
 	internalKey := types.NamespacedName{Namespace: "shop", Name: "internal"}
@@ -130,19 +127,6 @@ func TestServicePaths(t *testing.T) {
 		{"another load-balancer class is not ours",
 			[]kbgpv1.BGPAdvertisement{serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{otherClass, ourClass}, nil, both[:1],
 			[]bgp.Path{{Prefix: host("203.0.113.12"), Attributes: c1}}},
-		{"eTP=Local without an endpoint on this node: not announced",
-			[]kbgpv1.BGPAdvertisement{serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{local},
-			map[types.NamespacedName][]discoveryv1.EndpointSlice{key: {slice("local", "worker-2", ptr.To(true))}}, both[:1], nil},
-		{"eTP=Local with a not-ready endpoint here: not announced",
-			[]kbgpv1.BGPAdvertisement{serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{local},
-			map[types.NamespacedName][]discoveryv1.EndpointSlice{key: {slice("local", "worker-1", ptr.To(false))}}, both[:1], nil},
-		{"eTP=Local with a ready endpoint here: announced",
-			[]kbgpv1.BGPAdvertisement{serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{local},
-			map[types.NamespacedName][]discoveryv1.EndpointSlice{key: {slice("local", "worker-1", ptr.To(true))}}, both[:1],
-			[]bgp.Path{{Prefix: host("203.0.113.13"), Attributes: c1}}},
-		{"eTP=Local does not hold back the cluster IP",
-			[]kbgpv1.BGPAdvertisement{serviceAd("cip", nil, "65001:1", kbgpv1.ServiceClusterIP)}, []corev1.Service{local}, nil, both[:1],
-			[]bgp.Path{{Prefix: host("10.96.0.10"), Attributes: c1}}},
 		{"iTP=Local without a ready endpoint here: the cluster IP is not announced, the LB IP is",
 			[]kbgpv1.BGPAdvertisement{serviceAd("all", nil, "65001:1", kbgpv1.ServiceClusterIP, kbgpv1.ServiceLoadBalancerIP)}, []corev1.Service{internal},
 			map[types.NamespacedName][]discoveryv1.EndpointSlice{internalKey: {slice("internal", "worker-1", ptr.To(false)), slice("internal", "worker-2", ptr.To(true))}}, both[:1],

@@ -3,73 +3,23 @@ package intent
 import (
 	"net/netip"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/bgp"
 )
 
-// TestGracefulShutdownOnDrain: a cordoned node sends its graceful-shutdown peers every
-// path with 65535:0 (and local preference 0 to iBGP), other peers as before; an
-// uncordoned node sends nobody the community; ShutdownWait is the longest wait.
-func TestGracefulShutdownOnDrain(t *testing.T) {
-	gs := func(name string, wait *int32) *kbgpv1.BGPPeerConfig {
-		pc := selectingPeerConfig(name, "advertise", "pods")
-		pc.Spec.Families = pc.Spec.Families[:1]
-		pc.Spec.GracefulShutdown = &kbgpv1.BGPGracefulShutdown{Enabled: true, WaitSeconds: wait}
-		return pc
-	}
-	plain := selectingPeerConfig("plain", "advertise", "pods")
-	plain.Spec.Families = plain.Spec.Families[:1]
-	ads := []kbgpv1.BGPAdvertisement{podAdvertisement("pods", map[string]string{"advertise": "pods"}, &kbgpv1.BGPAttributes{
-		Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:100"}}, LocalPreference: ptr.To[int64](200)})}
-	input := func(cordoned bool) Input {
-		n := node()
-		n.Spec.Unschedulable = cordoned
-		return Input{
-			NodeConfig: nodeConfig("10.0.0.10",
-				nodePeer("ebgp", "10.1.1.1", 65002, "gs"),
-				nodePeer("ibgp", "10.1.1.2", 65001, "gs-long"),
-				nodePeer("other", "10.1.1.3", 65003, "plain")),
-			Node:           n,
-			PeerConfigs:    map[string]*kbgpv1.BGPPeerConfig{"gs": gs("gs", nil), "gs-long": gs("gs-long", ptr.To[int32](90)), "plain": plain},
-			Advertisements: ads,
-		}
-	}
-	pod := netip.MustParsePrefix("10.244.1.0/24")
-	c100 := uint32(65001<<16 | 100)
-	attrs := func(res Result, peer string) bgp.PathAttributes {
-		return res.Desired.Instances[key].Peers[peer].Export[pod]
-	}
-
-	drained := build(input(true))
-	if got := attrs(drained, "ebgp"); len(got.Communities) != 2 || got.Communities[0] != c100 || got.Communities[1] != GracefulShutdownCommunity || got.LocalPreference != nil {
-		t.Errorf("eBGP peer while drained: %+v, want 65001:100 and 65535:0, no local preference", got)
-	}
-	if got := attrs(drained, "ibgp"); len(got.Communities) != 2 || got.LocalPreference == nil || *got.LocalPreference != 0 {
-		t.Errorf("iBGP peer while drained: %+v, want 65535:0 and local preference 0", got)
-	}
-	if got := attrs(drained, "other"); len(got.Communities) != 1 {
-		t.Errorf("a peer without graceful shutdown while drained: %+v, want 65001:100 alone", got)
-	}
-	if drained.ShutdownWait != 90*time.Second {
-		t.Errorf("ShutdownWait %s, want the longest, 90s", drained.ShutdownWait)
-	}
-
-	serving := build(input(false))
-	for _, peer := range []string{"ebgp", "ibgp", "other"} {
-		if got := attrs(serving, peer); len(got.Communities) != 1 {
-			t.Errorf("%s while serving: %+v, want 65001:100 alone", peer, got)
-		}
-	}
-	if got := attrs(serving, "ibgp"); got.LocalPreference == nil || *got.LocalPreference != 200 {
-		t.Errorf("iBGP local preference while serving: %v, want 200", got.LocalPreference)
-	}
-	if serving.ShutdownWait != 0 {
-		t.Errorf("ShutdownWait %s while serving", serving.ShutdownWait)
+// selectingPeerConfig is a dual-stack peer config whose families select the
+// advertisements labelled key=value.
+func selectingPeerConfig(name, key, value string) *kbgpv1.BGPPeerConfig {
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{key: kbgpv1.LabelValue(value)}}
+	return &kbgpv1.BGPPeerConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kbgpv1.BGPPeerConfigSpec{Families: []kbgpv1.BGPFamily{
+			{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel},
+			{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel},
+		}},
 	}
 }
 

@@ -76,11 +76,6 @@ func TestBuildVRFSpeakers(t *testing.T) {
 		peers: []kbgpv1.BGPNodePeer{vrfPeer("red", "10.77.0.2", 65077, "vrfa"), vrfPeer("blue", "10.77.0.2", 65077, "vrfb")},
 		want:  map[bgp.InstanceKey]bgp.DesiredInstance{redKey: speaker("vrfa", 179, red), blueKey: speaker("vrfb", 179, blue)},
 	}, {
-		name: "with default-VRF peers the default speaker owns the port and the VRF speakers dial out",
-		peers: []kbgpv1.BGPNodePeer{vrfPeer("tor", "10.77.0.2", 65077, ""), vrfPeer("red", "10.77.0.2", 65077, "vrfa"),
-			vrfPeer("blue", "10.77.0.2", 65077, "vrfb")},
-		want: map[bgp.InstanceKey]bgp.DesiredInstance{key: speaker("", 179, tor), redKey: speaker("vrfa", 0, red), blueKey: speaker("vrfb", 0, blue)},
-	}, {
 		name:       "a missing VRF device: its peer is not started and reported, the others run",
 		peers:      []kbgpv1.BGPNodePeer{vrfPeer("red", "10.77.0.2", 65077, "vrfa"), vrfPeer("ghost", "10.77.0.2", 65077, "vrfc")},
 		missing:    []string{"vrfc"},
