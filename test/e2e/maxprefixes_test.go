@@ -20,8 +20,10 @@ import (
 // TestMaxPrefixesAgainstAFullTable: a router that announces 300,000 routes to a peer
 // whose maxPrefixes is 1,000 is held down — reason MaxPrefixExceeded in the node's
 // status — the agent's memory does not grow with the table, and the agent's other
-// session, to a second router, stays up without a reset. The memory bound is measured
-// against the table itself: at the end the limit is removed and the agent takes it in.
+// session, to a second router, stays up without a reset. Removing the limit leaves the
+// default one (100,000), which holds the table down too. The memory bound is measured
+// against the table itself: at the end the limit is raised above it and the agent takes
+// it in.
 func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
 	independent(t)
 	const routes = 300000
@@ -108,10 +110,21 @@ func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
 		peak = max(peak, rssKiB(t, agent.proc.PID()))
 	}
 	after := rssKiB(t, agent.proc.PID())
-	// The yardstick: without a limit the agent holds the table (in GoBGP's Adj-RIB-In,
-	// though the import policy rejects every route).
+	// Without a limit of its own the family has the default one, 100,000: a full table
+	// is held down too.
+	held := status().Message
 	update(t, &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName + "-capped"}}, func(pc *kbgpv1.BGPPeerConfig) {
 		pc.Spec.Families[0].MaxPrefixes = nil
+	})
+	netlab.WaitFor(t, 2*sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		p := status()
+		return p.Reason == "MaxPrefixExceeded" && p.Message != held && strings.Contains(p.Message, strconv.Itoa(kbgpv1.DefaultMaxPrefixes)),
+			fmt.Sprintf("peer big held down by the default limit %d: %s, %q", kbgpv1.DefaultMaxPrefixes, p.Reason, p.Message)
+	})
+	// The yardstick: with a limit above the table the agent holds it (in GoBGP's
+	// Adj-RIB-In, though the import policy rejects every route).
+	update(t, &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName + "-capped"}}, func(pc *kbgpv1.BGPPeerConfig) {
+		pc.Spec.Families[0].MaxPrefixes = ptr.To[int64](2 * routes)
 	})
 	// 300,000 routes through a parse on cores shared with other test suites: in one
 	// such run 229,194 had arrived after 2m15s. The bound is for a stuck session, not
@@ -119,7 +132,7 @@ func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
 	netlab.WaitFor(t, 6*sessionTimeout, 500*time.Millisecond, func() (bool, string) {
 		p := status()
 		return p.PeeringState == kbgpv1.PeeringStateEstablished && p.Reason == "" && p.RoutesReceived == routes,
-			fmt.Sprintf("peer big without a limit: %s, reason %q, %d routes", p.PeeringState, p.Reason, p.RoutesReceived)
+			fmt.Sprintf("peer big with a limit above the table: %s, reason %q, %d routes", p.PeeringState, p.Reason, p.RoutesReceived)
 	})
 	full := rssKiB(t, agent.proc.PID())
 	t.Logf("agent RSS: %d KiB with one session; %d KiB after the first offer of %d routes, %d KiB after four more (peak %d KiB); %d KiB holding the table",
