@@ -164,10 +164,9 @@ func TestPodRoutesKeptUntilTheNodesAreKnown(t *testing.T) {
 	}
 }
 
-// TestPodRoutesAcrossARestart: kbgp's routes in the kernel at start stay while the
-// peers come back; after End-of-RIB the ones not sent again are swept, the others kept
-// (a route with a new next hop replaced).
-func TestPodRoutesAcrossARestart(t *testing.T) {
+// afterRestart is a kernel holding the three pod routes a previous run installed, and
+// a new installer that knows the Nodes.
+func afterRestart() (*fakeKernel, *Installer) {
 	k := newFakeKernel(map[netip.Prefix]netip.Addr{
 		netip.MustParsePrefix("10.244.2.0/24"): node2,
 		netip.MustParsePrefix("10.244.3.0/24"): node3,
@@ -175,6 +174,14 @@ func TestPodRoutesAcrossARestart(t *testing.T) {
 	})
 	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
 	p.SetNodes(nodePods, ownPods)
+	return k, p
+}
+
+// TestPodRoutesAcrossARestart: kbgp's routes in the kernel at start stay while the
+// peers come back; after End-of-RIB the ones not sent again are swept, the others kept
+// (a route with a new next hop replaced).
+func TestPodRoutesAcrossARestart(t *testing.T) {
+	k, p := afterRestart()
 	p.Importing(rrA, bgp.FamilyIPv4Unicast)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false), route(rrA, "10.244.3.0/24", node2, false)})
 	if got := len(k.table()); got != 3 {
@@ -195,13 +202,7 @@ func TestPodRoutesAcrossARestart(t *testing.T) {
 // that only the slower of two importing peers carries survives the first peer's
 // End-of-RIB; it goes only if the second sends End-of-RIB without it.
 func TestPodRoutesSweepWaitsForEveryPeer(t *testing.T) {
-	k := newFakeKernel(map[netip.Prefix]netip.Addr{
-		netip.MustParsePrefix("10.244.2.0/24"): node2,
-		netip.MustParsePrefix("10.244.3.0/24"): node3,
-		netip.MustParsePrefix("10.244.4.0/24"): node3,
-	})
-	p := New(k, clusterPods, slog.New(slog.DiscardHandler), nil)
-	p.SetNodes(nodePods, ownPods)
+	k, p := afterRestart()
 	p.Importing(rrA, bgp.FamilyIPv4Unicast)
 	p.Importing(rrB, bgp.FamilyIPv4Unicast)
 	p.Received([]bgp.PeerRoute{route(rrA, "10.244.2.0/24", node2, false)})
