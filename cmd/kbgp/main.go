@@ -1,7 +1,7 @@
 // Command kbgp is kbgp's single binary: the operator, the per-node agent, the CNI
-// configuration installer and the version, as subcommands, and the kbgp-cni plugin
-// under that name. It links no test tooling (hack/importcheck): the lab is
-// cmd/kbgp-lab, so no envtest, whose package init writes a cache directory that a
+// configuration installer, the lab and the version, as subcommands, and the kbgp-cni
+// plugin under that name. It links no test tooling (hack/importcheck): `kbgp lab` runs
+// the separate cmd/kbgp-lab binary, so no envtest, whose package init writes a cache directory that a
 // read-only root filesystem refuses, reaches the image.
 package main
 
@@ -35,6 +35,6 @@ for it and reports what it is doing in that object's status.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newAgentCommand(), newInstallCNICommand(), newLabCommand(), newVersionCommand())
 	return root
 }
