@@ -31,7 +31,7 @@ func TestRefusedServicesAreNamed(t *testing.T) {
 	index := func(ads ...kbgpv1.BGPAdvertisement) *ExportIndex {
 		x := newExportIndex("worker-1")
 		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: ads}, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-		x.addPeer(peerKey{name: "a"}, nil, rules)
+		x.addPeer(peerKey{name: "a"}, peerAddr("a"), nil, rules)
 		return x
 	}
 	x := index(narrow)
@@ -87,7 +87,7 @@ func TestPoolAddressesAreAllowed(t *testing.T) {
 	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges(pools)},
 		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
 	x := newExportIndex("worker-1")
-	x.addPeer(peerKey{name: "a"}, nil, rules)
+	x.addPeer(peerKey{name: "a"}, peerAddr("a"), nil, rules)
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	for _, tc := range []struct {
 		ip      string
@@ -130,7 +130,7 @@ func TestTooManyAddressesRefuseTheService(t *testing.T) {
 		x := newExportIndex("worker-1")
 		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{*ad}},
 			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
-		x.addPeer(peerKey{name: "a"}, nil, rules)
+		x.addPeer(peerKey{name: "a"}, peerAddr("a"), nil, rules)
 		return x
 	}
 	key := types.NamespacedName{Namespace: "shop", Name: "flood"}
@@ -170,7 +170,7 @@ func TestNodeAddressesAreNeverServiceAddresses(t *testing.T) {
 	in.nodeOwned = nodeOwned(in.Node)
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
 	x := newExportIndex("worker-1")
-	x.addPeer(peerKey{name: "a"}, nil, rules)
+	x.addPeer(peerKey{name: "a"}, peerAddr("a"), nil, rules)
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	for _, tc := range []struct {
 		external, lb, refused string

@@ -146,7 +146,7 @@ func (b instanceBuilder) build() {
 			withGracefulShutdown(pods, rules, ibgp)
 			b.out.ShutdownWait = max(b.out.ShutdownWait, wait)
 		}
-		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
+		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, peer.Address, pods, rules)
 		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer}
 	}
 }

@@ -102,7 +102,7 @@ func TestAnAddressHasOneOwner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newExportIndex("worker-1")
 			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-			x.addPeer(p, nil, rules)
+			x.addPeer(p, peerAddr(p.name), nil, rules)
 			for _, s := range tc.services {
 				x.SetService(s.key, s.svc, nil)
 			}
@@ -126,7 +126,7 @@ func TestTheOwnersLeavingAnnouncesTheNext(t *testing.T) {
 	x := newExportIndex("worker-1")
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
 	p := peerKey{name: "a"}
-	x.addPeer(p, nil, rules)
+	x.addPeer(p, peerAddr(p.name), nil, rules)
 	owner, squat := lbService("web", nil), lbService("squat", nil)
 	owner.CreationTimestamp, owner.Spec.ExternalTrafficPolicy = metav1.Unix(1000, 0), corev1.ServiceExternalTrafficPolicyLocal
 	squat.Namespace, squat.CreationTimestamp = "other", metav1.Unix(2000, 0)
@@ -138,7 +138,7 @@ func TestTheOwnersLeavingAnnouncesTheNext(t *testing.T) {
 	}
 	x.TouchedRefusals()
 	changes := x.SetService(ko, nil, nil)
-	if len(changes) != 1 || len(changes[0].Set) != 1 || changes[0].Set[0].Prefix != host("198.51.100.77") {
+	if chs := changes[bgp.InstanceKey{}]; len(changes) != 1 || len(chs) != 1 || len(chs[0].Set) != 1 || chs[0].Set[0].Prefix != host("198.51.100.77") {
 		t.Errorf("owner deleted: changes %v, want the squatter's address set", changes)
 	}
 	if got := x.TouchedRefusals(); len(got) != 2 || got[0] != ks || x.RefusedOf(ks) != "" {
@@ -159,7 +159,7 @@ func BenchmarkContestedAddress(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			x := newExportIndex("worker-1")
 			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-			x.addPeer(peerKey{name: "a"}, nil, rules)
+			x.addPeer(peerKey{name: "a"}, peerAddr("a"), nil, rules)
 			claimant := func(i int) (types.NamespacedName, *corev1.Service) {
 				s := lbService("web", nil)
 				s.Namespace, s.CreationTimestamp = fmt.Sprintf("ns-%05d", i), metav1.Unix(int64(1000+i), 0)

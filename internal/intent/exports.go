@@ -52,6 +52,8 @@ var podCIDRSource = types.NamespacedName{}
 type ExportIndex struct {
 	node  string
 	rules map[peerKey][]serviceRule
+	// addrs are the peers' addresses, which the changes name them by.
+	addrs map[peerKey]netip.Addr
 	// services are the current contributions of each Service, per peer.
 	services map[types.NamespacedName]map[peerKey][]contribution
 	// contributors are, per peer and prefix, the attributes each source gives it (a
@@ -92,6 +94,7 @@ func newExportIndex(node string) *ExportIndex {
 	return &ExportIndex{
 		node:         node,
 		rules:        map[peerKey][]serviceRule{},
+		addrs:        map[peerKey]netip.Addr{},
 		services:     map[types.NamespacedName]map[peerKey][]contribution{},
 		contributors: map[peerKey]map[netip.Prefix]sources{},
 		refused:      map[types.NamespacedName][]refusal{},
@@ -103,8 +106,9 @@ func newExportIndex(node string) *ExportIndex {
 
 // addPeer registers a peer with its pod CIDR paths and the Service rules its families
 // select. Services added afterwards are matched against the rules.
-func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
+func (x *ExportIndex) addPeer(p peerKey, addr netip.Addr, pods []bgp.Path, rules []serviceRule) {
 	x.rules[p] = rules
+	x.addrs[p] = addr
 	x.contributors[p] = map[netip.Prefix]sources{}
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
@@ -116,15 +120,15 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 }
 
 // SetService replaces what one Service contributes (svc nil: it was deleted) and
-// returns the resulting changes of the peers' exports, sorted by instance, peer and
-// prefix. slices are the Service's EndpointSlices.
+// returns the resulting changes of the peers' exports, by instance, sorted by peer
+// and prefix. slices are the Service's EndpointSlices.
 //
 // A Service's contribution to a prefix is kept in its own entry always, and among the
 // prefix's sources only while no other Service owns the address (see addressClaims; a
 // source of the prefix is re-decided for what changed, from the Service's new entry):
 // merging a prefix then never visits outranked claimants, however many there are.
 // When an address's owner changes, its claimants' contributions are moved in or out.
-func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
+func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) bgp.ExportChanges {
 	var now map[peerKey][]contribution
 	var refused []refusal
 	if svc != nil {
@@ -216,7 +220,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 		after, has := x.merged(a.p, a.prefix)
 		ch := changes[a.p]
 		if ch == nil {
-			ch = &bgp.ExportChange{Instance: a.p.instance, Peer: a.p.name}
+			ch = &bgp.ExportChange{Peer: x.addrs[a.p]}
 		}
 		switch {
 		case had[a] && !has:
@@ -458,15 +462,15 @@ func unionKeys[K comparable, V any](a, b map[K]V) []K {
 	return out
 }
 
-func sortedChanges(changes map[peerKey]*bgp.ExportChange) []bgp.ExportChange {
-	out := make([]bgp.ExportChange, 0, len(changes))
-	for _, ch := range changes {
+func sortedChanges(changes map[peerKey]*bgp.ExportChange) bgp.ExportChanges {
+	out := bgp.ExportChanges{}
+	for p, ch := range changes {
 		slices.SortFunc(ch.Set, func(a, b bgp.Path) int { return bgp.ComparePrefix(a.Prefix, b.Prefix) })
 		slices.SortFunc(ch.Remove, bgp.ComparePrefix)
-		out = append(out, *ch)
+		out[p.instance] = append(out[p.instance], *ch)
 	}
-	slices.SortFunc(out, func(a, b bgp.ExportChange) int {
-		return cmp.Or(a.Instance.Compare(b.Instance), cmp.Compare(a.Peer, b.Peer))
-	})
+	for _, chs := range out {
+		slices.SortFunc(chs, func(a, b bgp.ExportChange) int { return a.Peer.Compare(b.Peer) })
+	}
 	return out
 }

@@ -24,7 +24,7 @@ func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Pat
 	x := newExportIndex(in.Node.Name)
 	p := peerKey{name: "peer"}
 	pods, rules := peerAdvertisements(in, fams, ibgp)
-	x.addPeer(p, pods, rules)
+	x.addPeer(p, peerAddr(p.name), pods, rules)
 	for i := range in.Services {
 		svc := &in.Services[i]
 		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
@@ -32,6 +32,22 @@ func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Pat
 	}
 	return sortedPaths(x.export(p))
 }
+
+// peerAddrs are the addresses of the tests' peers, by name; peerNames the reverse.
+var peerAddrs = map[string]netip.Addr{
+	"a": netip.MustParseAddr("10.0.0.1"), "b": netip.MustParseAddr("10.0.0.2"), "peer": netip.MustParseAddr("10.0.0.3"),
+	"dual": netip.MustParseAddr("10.0.0.4"), "v4": netip.MustParseAddr("10.0.0.5"), "none": netip.MustParseAddr("10.0.0.6"),
+}
+
+var peerNames = func() map[netip.Addr]string {
+	out := map[netip.Addr]string{}
+	for name, addr := range peerAddrs {
+		out[addr] = name
+	}
+	return out
+}()
+
+func peerAddr(name string) netip.Addr { return peerAddrs[name] }
 
 func sortedPaths(export map[netip.Prefix]bgp.PathAttributes) []bgp.Path {
 	var out []bgp.Path
@@ -51,8 +67,8 @@ func TestSetServiceReturnsTheDifference(t *testing.T) {
 	x := newExportIndex("worker-1")
 	a, b := peerKey{name: "a"}, peerKey{name: "b"}
 	_, rulesA := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(a, nil, rulesA)
-	x.addPeer(b, nil, nil) // selects nothing
+	x.addPeer(a, peerAddr(a.name), nil, rulesA)
+	x.addPeer(b, peerAddr(b.name), nil, nil) // selects nothing
 	c1 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	web := lbService("web", nil, "203.0.113.10")
@@ -60,15 +76,15 @@ func TestSetServiceReturnsTheDifference(t *testing.T) {
 	steps := []struct {
 		name string
 		svc  *corev1.Service
-		want []bgp.ExportChange
+		want bgp.ExportChanges
 	}{
 		{"created: peer a gets it, b nothing", &web,
-			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}}}}}},
 		{"unchanged: nothing", &web, nil},
 		{"IP changed: one set, one remove", ptr.To(lbService("web", nil, "203.0.113.20")),
-			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.20"), Attributes: c1}}, Remove: []netip.Prefix{host("203.0.113.10")}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.20"), Attributes: c1}}, Remove: []netip.Prefix{host("203.0.113.10")}}}}},
 		{"deleted: withdrawn", nil,
-			[]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.20")}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Remove: []netip.Prefix{host("203.0.113.20")}}}}},
 	}
 	for _, s := range steps {
 		if diff := cmp.Diff(s.want, x.SetService(key, s.svc, nil), cmpOpts...); diff != "" {
@@ -91,7 +107,7 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 	x := newExportIndex("worker-1")
 	p := peerKey{name: "a"}
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(p, nil, rules)
+	x.addPeer(p, peerAddr(p.name), nil, rules)
 	front := lbService("front", map[string]string{"tier": "front"}, "203.0.113.10")
 	back := lbService("back", nil, "203.0.113.10")
 	kf, kb := types.NamespacedName{Namespace: "shop", Name: "front"}, types.NamespacedName{Namespace: "shop", Name: "back"}
@@ -102,7 +118,7 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 	if got := x.SetService(kb, &back, nil); len(got) != 0 {
 		t.Errorf("a second source adding nothing new changed the export: %v", got)
 	}
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: only2}}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: only2}}}}},
 		x.SetService(kf, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("front deleted (-want +got):\n%s", diff)
 	}
@@ -111,7 +127,7 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 		t.Errorf("both sources: %v, want %v", got, both)
 	}
 	x.SetService(kf, nil, nil)
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.10")}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Remove: []netip.Prefix{host("203.0.113.10")}}}},
 		x.SetService(kb, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("last source deleted (-want +got):\n%s", diff)
 	}
@@ -132,7 +148,7 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 	x := newExportIndex("worker-1")
 	p := peerKey{name: "a"}
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(p, nil, rules)
+	x.addPeer(p, peerAddr(p.name), nil, rules)
 	owner := lbService("web", nil, "203.0.113.10")
 	owner.CreationTimestamp = metav1.Unix(1000, 0)
 	squatter := lbService("squat", nil, "203.0.113.10")
@@ -148,7 +164,7 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 	if got := x.export(p)[host("203.0.113.10")]; !cmp.Equal(got, shop, cmpOpts...) {
 		t.Errorf("shared with another namespace: %v, want the owner's %v", got, shop)
 	}
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: blackhole}}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: blackhole}}}}},
 		x.SetService(ko, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("owner deleted (-want +got):\n%s", diff)
 	}
@@ -175,7 +191,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 		x := newExportIndex("worker-1")
 		for name, f := range fams {
 			pods, rules := peerAdvertisements(in, f, false)
-			x.addPeer(peerKey{name: name}, pods, rules)
+			x.addPeer(peerKey{name: name}, peerAddr(name), pods, rules)
 		}
 		for k, s := range svcs {
 			x.SetService(k, &s, eps[k])
@@ -217,12 +233,13 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 			svcs[key] = s
 			svc = &s
 		}
-		for _, ch := range incremental.SetService(key, svc, eps[key]) {
+		for _, ch := range incremental.SetService(key, svc, eps[key])[bgp.InstanceKey{}] {
+			name := peerNames[ch.Peer]
 			for _, p := range ch.Set {
-				applied[ch.Peer][p.Prefix] = p.Attributes
+				applied[name][p.Prefix] = p.Attributes
 			}
 			for _, p := range ch.Remove {
-				delete(applied[ch.Peer], p)
+				delete(applied[name], p)
 			}
 		}
 		for _, k := range incremental.TouchedRefusals() {

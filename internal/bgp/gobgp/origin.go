@@ -36,7 +36,7 @@ type peerEdit struct {
 //     are added in one AddPath: new ones are originated, originated ones re-added
 //     (see addPaths), so each goes through every peer's final policy once, however many
 //     peers' exports of it changed.
-func (r *router) ApplyExports(ctx context.Context, changes []bgp.PeerExportChange) error {
+func (r *router) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
 	r.exportMu.Lock()
 	defer r.exportMu.Unlock()
 	edits := make([]peerEdit, 0, len(changes))
