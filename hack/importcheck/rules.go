@@ -20,7 +20,7 @@ type pkg struct {
 // purePackages hold the translation and desired-state code: plain Go over API types,
 // table-tested without a cluster, so they never depend on a Kubernetes client.
 var purePackages = []string{
-	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/podnet", "internal/render",
+	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/exports", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/podnet", "internal/render",
 	"internal/routerid", "internal/sanitize", "internal/speakers", "internal/status",
 }
 
@@ -44,11 +44,12 @@ var apart = []struct {
 // scheme and lease names it shares with the agent (contract), the converter it runs
 // for `kubectl bgp convert`, the text sanitiser, and itself. The computed view of
 // `kubectl bgp routes` and `explain` re-runs the operator's and the agent's pure
-// decisions (render, routerid, nodeinput, intent, bgp) until the agent answers for
-// itself (issue 37); nothing else of the agent or the operator is linked.
+// decisions (render, routerid, nodeinput, intent with the exports index it fills, bgp)
+// until the agent answers for itself (issue 37); nothing else of the agent or the
+// operator is linked.
 var pluginPackages = []string{
 	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize",
-	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/bgp",
+	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/exports", "internal/bgp",
 }
 
 // productBinaries are what ships: the image's kbgp (operator, agent, and the CNI
