@@ -52,9 +52,14 @@ var pluginPackages = []string{
 	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/exports", "internal/bgp",
 }
 
-// productBinaries are what ships: the image's kbgp (operator, agent, and the CNI
-// plugin the runtime executes for every pod) and the kubectl plugin.
-var productBinaries = []string{"cmd/kbgp", "cmd/kubectl-bgp"}
+// productBinaries are what ships: the image's kbgp (operator, agent) and kbgp-cni (the
+// CNI plugin the runtime executes for every pod), and the kubectl plugin.
+var productBinaries = []string{"cmd/kbgp", "cmd/kbgp-cni", "cmd/kubectl-bgp"}
+
+// cniPackages are the module's packages the CNI plugin binary may link: the plugin
+// and the conflist vocabulary it shares with the agent. It starts for every pod's ADD,
+// CHECK and DEL, so it links no Kubernetes client library and no GoBGP either.
+var cniPackages = []string{"cmd/kbgp-cni", "internal/cni", "internal/podnet"}
 
 // testTooling are the module's packages for the lab and the tests. No product binary
 // links them, and envtest neither.
@@ -147,6 +152,12 @@ func check(pkgs []pkg) []string {
 		}
 		if bad := outside(matching(p.Deps, module), pluginPackages); len(bad) > 0 {
 			add("%s depends on %s: the kubectl plugin links only the API, its client libraries and the packages of pluginPackages", p.ImportPath, summary(bad))
+		}
+	}
+	if p, ok := byPath[module+"/cmd/kbgp-cni"]; ok {
+		bad := append(outside(matching(p.Deps, module), cniPackages), matching(p.Deps, "k8s.io", controllerRuntime, gobgp)...)
+		if len(bad) > 0 {
+			add("%s depends on %s: the CNI plugin links only the packages of cniPackages, no Kubernetes library or GoBGP", p.ImportPath, summary(bad))
 		}
 	}
 	slices.Sort(out)
