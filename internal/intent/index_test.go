@@ -19,7 +19,7 @@ import (
 	"kbgp.io/kbgp/internal/exports"
 )
 
-// advertisedPaths is what one peer with families fams is sent, through an ExportIndex
+// advertisedPaths is what one peer with families fams is sent, through an exports.Index
 // as Build uses it, sorted by prefix.
 func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
 	x := exports.New(in.Node.Name)
