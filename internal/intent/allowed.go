@@ -21,17 +21,21 @@ import (
 // and for load-balancer IPs the LoadBalancerIPPools too. Cluster IPs come from the
 // cluster's own allocator and need no range.
 //
-// Whatever the ranges allow, the node's own addresses and pod CIDRs are never announced
-// as a Service's external or load-balancer IP: a /32 of them would take the node's or
-// its pods' traffic (CVE-2020-8554, carried over BGP).
+// Whatever the ranges allow, the node's own addresses and pod CIDRs, and the cluster's
+// reserved addresses (other Nodes' addresses and pod CIDRs, the Service CIDRs: see
+// Reserved), are never announced as a Service's external or load-balancer IP: a /32 of
+// them would take a node's, its pods' or a future Service's traffic (CVE-2020-8554,
+// carried over BGP).
 type allowedRanges struct {
 	externalIP, loadBalancerIP []netip.Prefix
 	pools                      []PoolRange
 	nodeOwned                  []netip.Prefix
+	reserved                   *Reserved
 }
 
-func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix) allowedRanges {
-	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools, nodeOwned: nodeOwned}
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix, reserved *Reserved) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools,
+		nodeOwned: nodeOwned, reserved: reserved}
 }
 
 // nodeOwned are the node's addresses (as host prefixes) and its pod CIDRs.
@@ -54,6 +58,19 @@ func nodeOwned(node *corev1.Node) []netip.Prefix {
 // ownedByNode reports whether addr is one of the node's addresses or in its pod CIDRs.
 func (a allowedRanges) ownedByNode(addr netip.Addr) bool {
 	return slices.ContainsFunc(a.nodeOwned, func(p netip.Prefix) bool { return p.Contains(addr) })
+}
+
+// refusal is why an address of kind that allows refuses is refused.
+func (a allowedRanges) refusal(kind kbgpv1.ServiceAddressType, addr netip.Addr, advertisement string) refusal {
+	out := refusal{addr: addr, kind: kind, advertisement: advertisement}
+	if kind == kbgpv1.ServiceClusterIP {
+		return out
+	}
+	out.nodeOwned = a.ownedByNode(addr)
+	if by, ok := a.reserved.lookup(addr); ok && !out.nodeOwned {
+		out.reserved = &by
+	}
+	return out
 }
 
 // PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
@@ -122,6 +139,9 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 	if kind != kbgpv1.ServiceClusterIP && a.ownedByNode(addr) {
 		return false
 	}
+	if _, reserved := a.reserved.lookup(addr); reserved && kind != kbgpv1.ServiceClusterIP {
+		return false
+	}
 	var ranges []netip.Prefix
 	switch kind {
 	case kbgpv1.ServiceExternalIP:
@@ -138,14 +158,15 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 }
 
 // refusal is a Service address an advertisement selects but does not allow (nodeOwned:
-// because it is the node's; outranked: because another Service owns it, see
-// addressClaims), or (when tooMany is set) a Service with more addresses of one family
+// because it is the node's; reserved: because the cluster keeps it, see Reserved;
+// outranked: because another Service owns it, see addressClaims), or (when tooMany is set) a Service with more addresses of one family
 // than the advertisement announces for one Service.
 type refusal struct {
 	addr          netip.Addr
 	kind          kbgpv1.ServiceAddressType
 	advertisement string
 	nodeOwned     bool
+	reserved      *reservedBy
 	outranked     *claim
 	tooMany       int
 	limit         int
@@ -166,6 +187,10 @@ func refusalMessage(refused []refusal) string {
 		}
 		if r.nodeOwned {
 			lines = append(lines, fmt.Sprintf("%s %s is an address of this node or in its pod CIDRs", r.kind, r.addr))
+			continue
+		}
+		if r.reserved != nil {
+			lines = append(lines, fmt.Sprintf("%s %s %s", r.kind, r.addr, r.reserved.message()))
 			continue
 		}
 		where := "is outside the externalIPPrefixes"
