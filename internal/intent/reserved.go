@@ -109,6 +109,19 @@ func (r *Reserved) Set(owner ReservedOwner, now []Reservation) []netip.Prefix {
 	return slices.Compact(changed)
 }
 
+// Owners are the names of the owners of one kind ("Node", "ServiceCIDR") that reserve
+// something, sorted.
+func (r *Reserved) Owners(kind string) []string {
+	var out []string
+	for o := range r.byOwner {
+		if o.Kind == kind {
+			out = append(out, o.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (r *Reserved) add(owner ReservedOwner, n Reservation) {
 	owners := r.byPrefix[n.Prefix]
 	if owners == nil {
