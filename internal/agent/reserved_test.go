@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/testing/wait"
@@ -30,7 +29,10 @@ func TestAnotherNodesAddressIsRefused(t *testing.T) {
 	if err := server.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	free := freeServiceCIDRAddress(t)
+	free, serviceCIDR, err := server.FreeServiceCIDRAddress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pc, ad := externalIPSetup("reserved-ext", inNamespace(ns), "100.64.22.0/23")
 	ad.Spec.Advertisements[0].Service.ExternalIPPrefixes = append(ad.Spec.Advertisements[0].Service.ExternalIPPrefixes,
 		"100.64.24.0/24", kbgpv1.CIDR(netip.PrefixFrom(free, free.BitLen()).String()))
@@ -58,7 +60,7 @@ func TestAnotherNodesAddressIsRefused(t *testing.T) {
 		}
 	}
 	const squat = "ExternalIP 100.64.22.5 is an address of Node " + other + "; ExternalIP 100.64.23.7 is in the pod CIDR 100.64.23.0/24 of Node " + other + ": not announced"
-	freeMsg := "ExternalIP " + free.String() + " is in the Service CIDR " + serviceCIDRof(t, free) + " of ServiceCIDR kubernetes: not announced"
+	freeMsg := "ExternalIP " + free.String() + " is in the Service CIDR " + serviceCIDR.String() + " of ServiceCIDR kubernetes: not announced"
 	wait.Eventually(t, 30*time.Second, "the squatter of another Node's addresses in failedResources", entry("squat", squat))
 	wait.Eventually(t, 30*time.Second, "the squatter of a free Service-CIDR address in failedResources", entry("free", freeMsg))
 	wait.Eventually(t, 30*time.Second, "an address nobody reserves announced", func() bool {
@@ -85,51 +87,4 @@ func TestAnotherNodesAddressIsRefused(t *testing.T) {
 		ads := r.Advertised(addrA)
 		return containsPrefix(ads, hostRoute("100.64.22.5")) && containsPrefix(ads, hostRoute("100.64.23.7")) && !entry("squat", squat)()
 	})
-}
-
-// freeServiceCIDRAddress is an IPv4 address of the API server's ServiceCIDR kubernetes
-// that no Service holds as its cluster IP.
-func freeServiceCIDRAddress(t *testing.T) netip.Addr {
-	t.Helper()
-	cidr := netip.MustParsePrefix(serviceCIDRof(t, netip.Addr{}))
-	svcs := &corev1.ServiceList{}
-	if err := server.Client.List(context.Background(), svcs); err != nil {
-		t.Fatal(err)
-	}
-	held := map[string]bool{}
-	for _, s := range svcs.Items {
-		for _, ip := range s.Spec.ClusterIPs {
-			held[ip] = true
-		}
-	}
-	// From the top of the range down: the allocator starts from a random offset, so
-	// any address may be held; the list says which are.
-	last := cidr.Addr()
-	for a := cidr.Addr(); cidr.Contains(a); a = a.Next() {
-		last = a
-	}
-	for a := last.Prev(); cidr.Contains(a); a = a.Prev() {
-		if !held[a.String()] {
-			return a
-		}
-	}
-	t.Fatalf("no free address in %s", cidr)
-	return netip.Addr{}
-}
-
-// serviceCIDRof is the IPv4 range of ServiceCIDR kubernetes (the API server's
-// --service-cluster-ip-range), which holds addr when addr is valid.
-func serviceCIDRof(t *testing.T, addr netip.Addr) string {
-	t.Helper()
-	sc := &networkingv1.ServiceCIDR{}
-	if err := server.Client.Get(context.Background(), types.NamespacedName{Name: "kubernetes"}, sc); err != nil {
-		t.Fatalf("get ServiceCIDR kubernetes: %v", err)
-	}
-	for _, c := range sc.Spec.CIDRs {
-		if p := netip.MustParsePrefix(c); p.Addr().Is4() && (!addr.IsValid() || p.Contains(addr)) {
-			return p.String()
-		}
-	}
-	t.Fatalf("ServiceCIDR kubernetes has no IPv4 range: %v", sc.Spec.CIDRs)
-	return ""
 }
