@@ -15,12 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"kbgp.io/kbgp/internal/intent"
-)
-
-// The kinds of the objects that reserve addresses (intent.ReservedOwner).
-const (
-	nodeOwner        = "Node"
-	serviceCIDROwner = "ServiceCIDR"
+	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 // reservationsChanged passes the Node events that change what the Node reserves: its
@@ -44,14 +39,7 @@ func (r *Reconciler) readReserved(ctx context.Context) (*intent.Reserved, error)
 	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list Nodes: %w", err)
 	}
-	res := intent.NewReserved()
-	for i := range nodes.Items {
-		res.Set(intent.ReservedOwner{Kind: nodeOwner, Name: nodes.Items[i].Name}, intent.NodeReservations(&nodes.Items[i]))
-	}
-	for name, cidrs := range r.serviceCIDRs.all() {
-		res.Set(intent.ReservedOwner{Kind: serviceCIDROwner, Name: name}, intent.ServiceCIDRReservations(cidrs))
-	}
-	return res, nil
+	return nodeinput.Reserved(nodes.Items, r.serviceCIDRs.all()), nil
 }
 
 // reconcileReserved takes in a change of what one Node reserves (or of the
@@ -61,7 +49,7 @@ func (r *Reconciler) readReserved(ctx context.Context) (*intent.Reserved, error)
 func (r *Reconciler) reconcileReserved(ctx context.Context, req request) (reconcile.Result, error) {
 	var changed []netip.Prefix
 	if req.kind == reservedNode {
-		owner := intent.ReservedOwner{Kind: nodeOwner, Name: req.node}
+		owner := intent.ReservedOwner{Kind: nodeinput.NodeOwner, Name: req.node}
 		node := &corev1.Node{}
 		switch err := r.client.Get(ctx, types.NamespacedName{Name: req.node}, node); {
 		case err == nil:
@@ -73,13 +61,13 @@ func (r *Reconciler) reconcileReserved(ctx context.Context, req request) (reconc
 		}
 	} else {
 		all := r.serviceCIDRs.all()
-		for _, name := range r.reserved.Owners(serviceCIDROwner) {
+		for _, name := range r.reserved.Owners(nodeinput.ServiceCIDROwner) {
 			if _, ok := all[name]; !ok {
-				changed = append(changed, r.reserved.Set(intent.ReservedOwner{Kind: serviceCIDROwner, Name: name}, nil)...)
+				changed = append(changed, r.reserved.Set(intent.ReservedOwner{Kind: nodeinput.ServiceCIDROwner, Name: name}, nil)...)
 			}
 		}
 		for name, cidrs := range all {
-			changed = append(changed, r.reserved.Set(intent.ReservedOwner{Kind: serviceCIDROwner, Name: name}, intent.ServiceCIDRReservations(cidrs))...)
+			changed = append(changed, r.reserved.Set(intent.ReservedOwner{Kind: nodeinput.ServiceCIDROwner, Name: name}, intent.ServiceCIDRReservations(cidrs))...)
 		}
 	}
 	switch {
