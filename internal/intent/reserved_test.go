@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"testing"
@@ -197,5 +198,44 @@ func TestReservedLookup(t *testing.T) {
 	}
 	if _, ok := (*Reserved)(nil).lookup(netip.MustParseAddr("10.0.0.1")); ok {
 		t.Error("a nil set reserves")
+	}
+}
+
+// BenchmarkReservationChange: a Node's address (or its pod CIDR) moving back and forth,
+// with n Services of which one claims the address. An address costs a lookup, flat in
+// n; a pod CIDR one pass over the claimed addresses (a Node's coming or going).
+func BenchmarkReservationChange(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		for _, what := range []string{"address", "podCIDR"} {
+			b.Run(fmt.Sprintf("%s/n=%d", what, n), func(b *testing.B) {
+				r := clusterReserved()
+				x := reservedIndex(r)
+				svcs := map[types.NamespacedName]*corev1.Service{}
+				for i := range n {
+					svc := squatter(netip.AddrFrom4([4]byte{10, 1, byte(i / 250), byte(i % 250)}).String(), "")
+					svc.Name = fmt.Sprintf("s-%05d", i)
+					svc.Spec.ClusterIPs = []string{netip.AddrFrom4([4]byte{10, 96, byte(i / 250), byte(i%250 + 1)}).String()}
+					key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
+					svcs[key] = svc
+					x.SetService(key, svc, nil)
+				}
+				web := types.NamespacedName{Namespace: "shop", Name: "web"}
+				svcs[web] = squatter("10.0.0.11", "")
+				x.SetService(web, svcs[web], nil)
+				b.ResetTimer()
+				for i := range b.N {
+					node := otherNode()
+					if i%2 == 0 && what == "address" {
+						node.Status.Addresses[0].Address = "10.0.0.12"
+					}
+					if i%2 == 0 && what == "podCIDR" {
+						node.Spec.PodCIDRs[0] = "10.244.3.0/24"
+					}
+					for _, k := range x.ClaimantsIn(r.Set(worker2, NodeReservations(node))) {
+						x.SetService(k, svcs[k], nil)
+					}
+				}
+			})
+		}
 	}
 }
