@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -182,7 +181,6 @@ func newManager(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager,
 	if err != nil {
 		return nil, err
 	}
-	own := fields.OneTermEqualSelector("metadata.name", o.NodeName)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		MapperProvider:         mapperProvider(scheme),
@@ -196,7 +194,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager,
 		// The controller waits for its caches as long as the API server stays away: the
 		// speakers run from the checkpoint meanwhile, and exiting would only stop them.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true), CacheSyncTimeout: cacheSyncTimeout},
-		Cache:      cacheOptions(own),
+		Cache:      cacheOptions(o.NodeName),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create agent manager: %w", err)

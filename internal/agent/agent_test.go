@@ -13,6 +13,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -278,7 +279,8 @@ func TestAgentPeersAndReportsState(t *testing.T) {
 }
 
 // TestGeneratedRBACSuffices runs the agent as a user holding only the generated roles:
-// it reads its node config, peer config and Secret, and writes its status.
+// it reads its node config, peer config and Secret, and writes its status; its token
+// lists every Node and the ServiceCIDRs, whose addresses it reserves.
 func TestGeneratedRBACSuffices(t *testing.T) {
 	ensureNamespace(t)
 	ctx := context.Background()
@@ -295,6 +297,15 @@ func TestGeneratedRBACSuffices(t *testing.T) {
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "auth-rbac", Namespace: namespace}, Data: map[string][]byte{"password": []byte("rbac")}},
 		peerConfig("pc-rbac", 179, "auth-rbac"),
 		nodeConfig(node, peer("tor", addrA, 65010, "pc-rbac")))
+	user, err := client.New(cfg, client.Options{Scheme: server.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range []client.ObjectList{&corev1.NodeList{}, &networkingv1.ServiceCIDRList{}} {
+		if err := user.List(ctx, list); err != nil {
+			t.Errorf("the generated roles do not list %T: %v", list, err)
+		}
+	}
 	routers, _ := startAgent(t, cfg, node)
 	wait.Eventually(t, 30*time.Second, "status written by the agent with generated RBAC", func() bool {
 		return peerState(getStatus(t, node), "tor") == kbgpv1.PeeringStateEstablished

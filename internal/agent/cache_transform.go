@@ -5,6 +5,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -64,15 +65,36 @@ func stripEndpointSlice(obj any) (any, error) {
 	return out, nil
 }
 
-// cacheOptions are the agent's cache options: only its own node's BGPNodeConfig and
-// Node (own selects it by name), and the transforms above. Secrets are not cached:
-// the secret watch reads the ones peer configs name.
-func cacheOptions(own fields.Selector) cache.Options {
+// stripNodes is the Nodes' transform for the agent of node own: its own Node is kept
+// whole (cordon, conditions, labels and annotations change what it announces); every
+// other Node keeps only its name, addresses and pod CIDRs, which the agent never
+// announces as a Service's address (intent.Reserved). Every Node is watched for those,
+// so this cache grows with the cluster and its events with its square: each kubelet
+// writes its Node's status at least every nodeStatusReportFrequency (5 minutes by
+// default), which every agent receives.
+func stripNodes(own string) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		n, ok := obj.(*corev1.Node)
+		if !ok || n.Name == own {
+			return stripManagedFields(obj)
+		}
+		return &corev1.Node{TypeMeta: n.TypeMeta,
+			ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, DeletionTimestamp: n.DeletionTimestamp},
+			Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
+			Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
+		}, nil
+	}
+}
+
+// cacheOptions are the agent's cache options for node nodeName: only its own
+// BGPNodeConfig (selected by name), every Node (stripNodes), and the transforms
+// above. Secrets are not cached: the secret watch reads the ones peer configs name.
+func cacheOptions(nodeName string) cache.Options {
 	return cache.Options{
 		DefaultTransform: stripManagedFields,
 		ByObject: map[client.Object]cache.ByObject{
-			&kbgpv1.BGPNodeConfig{}:      {Field: own},
-			&corev1.Node{}:               {Field: own},
+			&kbgpv1.BGPNodeConfig{}:      {Field: fields.OneTermEqualSelector("metadata.name", nodeName)},
+			&corev1.Node{}:               {Transform: stripNodes(nodeName)},
 			&corev1.Service{}:            {Transform: stripService},
 			&discoveryv1.EndpointSlice{}: {Transform: stripEndpointSlice},
 		},

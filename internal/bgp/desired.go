@@ -40,6 +40,14 @@ type ExportChange struct {
 // ExportChanges are export changes grouped by the speaker whose peers they change.
 type ExportChanges map[InstanceKey][]ExportChange
 
+// Append adds more after c's changes, keeping their order per speaker (several changes
+// of one peer apply in order).
+func (c ExportChanges) Append(more ExportChanges) {
+	for k, cs := range more {
+		c[k] = append(c[k], cs...)
+	}
+}
+
 // LongestRestartTime is the longest graceful-restart time of d's peers, long-lived
 // stale time included: how long after a speaker went away its routers may still hold
 // its routes. Zero when no peer has graceful restart.

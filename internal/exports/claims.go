@@ -190,6 +190,30 @@ func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
 	return append(slices.Collect(maps.Keys(set.others)), set.owner.src)
 }
 
+// claimantsIn are the Services claiming an address in one of prefixes, sorted. A host
+// prefix (a Node's address) costs one lookup; a wider one (a pod CIDR, a Service CIDR,
+// which change when a Node comes or goes) one pass over the claimed addresses.
+func (c addressClaims) claimantsIn(prefixes []netip.Prefix) []types.NamespacedName {
+	var out []types.NamespacedName
+	var wide []netip.Prefix
+	for _, p := range prefixes {
+		if p.IsSingleIP() {
+			out = append(out, c.claimants(p.Addr())...)
+		} else {
+			wide = append(wide, p)
+		}
+	}
+	if len(wide) > 0 {
+		for addr := range c.byAddr {
+			if slices.ContainsFunc(wide, func(p netip.Prefix) bool { return p.Contains(addr) }) {
+				out = append(out, c.claimants(addr)...)
+			}
+		}
+	}
+	slices.SortFunc(out, compareNamespacedName)
+	return slices.Compact(out)
+}
+
 // outranked returns the claim that keeps src from announcing addr, if one does: the
 // owner's, when it is of another namespace or a cluster IP of another Service. A
 // cluster IP is never outranked: the API server gives each to one Service.

@@ -326,6 +326,12 @@ func (x *Index) RefusedOf(key types.NamespacedName) string {
 	return refusalMessage(refused)
 }
 
+// ClaimantsIn are the Services with an address in one of prefixes, sorted: after
+// Reserved.Set, the Services to set again.
+func (x *Index) ClaimantsIn(prefixes []netip.Prefix) []types.NamespacedName {
+	return x.claims.claimantsIn(prefixes)
+}
+
 // TouchedRefusals returns, and forgets, the Services whose RefusedOf may have changed
 // since the last call: each one SetService set, and the claimants of an address whose
 // owner changed.

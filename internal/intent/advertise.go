@@ -42,7 +42,7 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 						pods = append(pods, bgp.Path{Prefix: p, Attributes: attrs})
 					}
 				case kbgpv1.AdvertisementService:
-					if r, ok := newServiceRule(adv.Name, a, fa.family, attrs, in.poolRanges, in.nodeOwned); ok {
+					if r, ok := newServiceRule(adv.Name, a, fa.family, attrs, in); ok {
 						rules = append(rules, r)
 					}
 				}
@@ -54,7 +54,7 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 
 // newServiceRule compiles a Service entry of advertisement; one without addresses or
 // with a selector that does not compile (the schema prevents both) selects nothing.
-func newServiceRule(advertisement string, a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttributes, pools []PoolRange, nodeOwned []netip.Prefix) (serviceRule, bool) {
+func newServiceRule(advertisement string, a kbgpv1.Advertisement, fam bgp.Family, attrs bgp.PathAttributes, in Input) (serviceRule, bool) {
 	if a.Service == nil {
 		return serviceRule{}, false
 	}
@@ -67,7 +67,7 @@ func newServiceRule(advertisement string, a kbgpv1.Advertisement, fam bgp.Family
 		sel = s
 	}
 	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs, advertisement: advertisement,
-		allowedRanges: newAllowedRanges(a.Service, pools, nodeOwned)}, true
+		allowedRanges: newAllowedRanges(a.Service, in.poolRanges, in.nodeOwned, in.Reserved)}, true
 }
 
 // selector converts a peer family's selector; nil selects nothing.

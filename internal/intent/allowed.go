@@ -21,17 +21,21 @@ import (
 // and for load-balancer IPs the LoadBalancerIPPools too. Cluster IPs come from the
 // cluster's own allocator and need no range.
 //
-// Whatever the ranges allow, the node's own addresses and pod CIDRs are never announced
-// as a Service's external or load-balancer IP: a /32 of them would take the node's or
-// its pods' traffic (CVE-2020-8554, carried over BGP).
+// Whatever the ranges allow, the node's own addresses and pod CIDRs, and the cluster's
+// reserved addresses (other Nodes' addresses and pod CIDRs, the Service CIDRs: see
+// Reserved), are never announced as a Service's external or load-balancer IP: a /32 of
+// them would take a node's, its pods' or a future Service's traffic (CVE-2020-8554,
+// carried over BGP).
 type allowedRanges struct {
 	externalIP, loadBalancerIP []netip.Prefix
 	pools                      []PoolRange
 	nodeOwned                  []netip.Prefix
+	reserved                   *Reserved
 }
 
-func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix) allowedRanges {
-	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools, nodeOwned: nodeOwned}
+func newAllowedRanges(s *kbgpv1.ServiceAdvertisement, pools []PoolRange, nodeOwned []netip.Prefix, reserved *Reserved) allowedRanges {
+	return allowedRanges{externalIP: parseRanges(s.ExternalIPPrefixes), loadBalancerIP: parseRanges(s.LoadBalancerIPPrefixes), pools: pools,
+		nodeOwned: nodeOwned, reserved: reserved}
 }
 
 // nodeOwned are the node's addresses (as host prefixes) and its pod CIDRs.
@@ -54,6 +58,20 @@ func nodeOwned(node *corev1.Node) []netip.Prefix {
 // ownedByNode reports whether addr is one of the node's addresses or in its pod CIDRs.
 func (a allowedRanges) ownedByNode(addr netip.Addr) bool {
 	return slices.ContainsFunc(a.nodeOwned, func(p netip.Prefix) bool { return p.Contains(addr) })
+}
+
+// refusal is why allows refused an address of kind: it is the node's, the cluster
+// keeps it (see Reserved), or it is outside the advertisement's ranges.
+func (a allowedRanges) refusal(kind kbgpv1.ServiceAddressType, addr netip.Addr, advertisement string) exports.Refusal {
+	if kind != kbgpv1.ServiceClusterIP {
+		if a.ownedByNode(addr) {
+			return notAllowed(kind, addr, advertisement, true)
+		}
+		if by, ok := a.reserved.lookup(addr); ok {
+			return exports.Refusal{Addr: addr, Reason: fmt.Sprintf("%s %s %s", kind, addr, by.message())}
+		}
+	}
+	return notAllowed(kind, addr, advertisement, false)
 }
 
 // PoolRange is one block of a LoadBalancerIPPool: its addresses may be announced as
@@ -120,6 +138,9 @@ func (r *serviceRule) maxAddresses() int {
 // svc (kbgpv1.ServiceLabels).
 func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, svc labels.Set) bool {
 	if kind != kbgpv1.ServiceClusterIP && a.ownedByNode(addr) {
+		return false
+	}
+	if _, reserved := a.reserved.lookup(addr); reserved && kind != kbgpv1.ServiceClusterIP {
 		return false
 	}
 	var ranges []netip.Prefix

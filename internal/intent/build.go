@@ -36,6 +36,11 @@ type Input struct {
 	// RouterIDs are the decided router IDs by local ASN (see routerid.Decide); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
+	// Reserved are the cluster's own addresses (every Node's addresses and pod CIDRs,
+	// the Service CIDRs), never announced as a Service's external or load-balancer IP;
+	// nil: none known. The ExportIndex keeps reading it: after changing it with
+	// Reserved.Set, re-set the Services exports.Index.ClaimantsIn names.
+	Reserved *Reserved
 	// Previous is what the node runs now (the agent passes the speakers' last-applied
 	// state, Service events included); peers and instances that cannot be built now keep
 	// running as they are.

@@ -74,7 +74,7 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 				continue
 			}
 			if !r.allows(kind, addr, lbls) {
-				refused = append(refused, notAllowed(kind, addr, r.advertisement, kind != kbgpv1.ServiceClusterIP && r.ownedByNode(addr)))
+				refused = append(refused, r.refusal(kind, addr, r.advertisement))
 				continue
 			}
 			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"kbgp.io/kbgp/internal/intent"
-	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 func newPeersCommand(k *kubeOptions) *cobra.Command {
@@ -144,7 +143,7 @@ routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfi
 			if err != nil {
 				return err
 			}
-			cluster, err := nodeinput.ReadCluster(cmd.Context(), nodeinput.Sources{Reader: r})
+			cluster, err := readCluster(cmd.Context(), r)
 			if err != nil {
 				return err
 			}

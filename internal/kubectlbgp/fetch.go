@@ -14,7 +14,6 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/contract"
-	"kbgp.io/kbgp/internal/nodeinput"
 )
 
 // nodeGVK is the kind of a Node, needed to read one as metadata only.
@@ -106,7 +105,7 @@ func runExplainService(ctx context.Context, r client.Reader, name, agentNamespac
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := nodeinput.ReadCluster(ctx, nodeinput.Sources{Reader: r})
+	cluster, err := readCluster(ctx, r)
 	if err != nil {
 		return nil, err
 	}

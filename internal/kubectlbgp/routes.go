@@ -192,3 +192,14 @@ func (o serviceOwners) of(p netip.Prefix) string {
 func largeCommunity(c bgp.LargeCommunity) string {
 	return string(kbgpv1.LargeCommunityOf([3]uint32{c.GlobalAdmin, c.LocalData1, c.LocalData2}))
 }
+
+// readCluster is what every node's routes share, the reserved addresses included, as
+// the agents know them.
+func readCluster(ctx context.Context, r client.Reader) (nodeinput.Cluster, error) {
+	cluster, err := nodeinput.ReadCluster(ctx, nodeinput.Sources{Reader: r})
+	if err != nil {
+		return cluster, err
+	}
+	cluster.Reserved, err = nodeinput.ReadReserved(ctx, r)
+	return cluster, err
+}

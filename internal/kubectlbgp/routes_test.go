@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -101,5 +102,25 @@ func TestRoutesCommandWithReadableSecretAndNoNode(t *testing.T) {
 	}
 	if !strings.Contains(out, "worker-r   65001      tor-a   100.64.1.2/32   shop/local   no-export") {
 		t.Errorf("routes of every node when NODE is omitted:\n%s", out)
+	}
+}
+
+// TestRoutesLeaveOutReservedAddresses: as the agent does, the plugin computes no
+// route for a Service address that is another Node's address or in a ServiceCIDR.
+func TestRoutesLeaveOutReservedAddresses(t *testing.T) {
+	objs := append(routesObjects(),
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-s"}, Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "100.64.1.2"}}}},
+		&networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"100.64.1.0/31"}}})
+	out, _, err := run(t, objs, "routes", "worker-r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"100.64.1.1/32", "100.64.1.2/32"} {
+		if strings.Contains(out, p) {
+			t.Errorf("reserved %s computed as announced:\n%s", p, out)
+		}
+	}
+	if !strings.Contains(out, "10.244.7.0/24") {
+		t.Errorf("the pod CIDR is missing:\n%s", out)
 	}
 }

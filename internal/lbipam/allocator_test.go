@@ -192,6 +192,23 @@ func TestRestoreKeepsTheOlderOfADoubleAllocation(t *testing.T) {
 	assign(t, a, newer, "203.0.113.1")
 }
 
+// TestALateWriteOfADeposedLeaderIsUndone: the leader's writes are not fenced (see
+// docs/load-balancer.md): a deposed leader frozen between deciding and sending may
+// still put an address into a Service's status after the new leader gave it to another
+// Service. That status change is an event of the Service, and its assignment keeps the
+// holder's address with the holder and moves the late writer off it.
+func TestALateWriteOfADeposedLeaderIsUndone(t *testing.T) {
+	a := New()
+	a.SetPools([]Pool{{Name: "p", Ranges: []kbgpv1.AddressRange{rng("203.0.113.0", "203.0.113.1")}}})
+	assign(t, a, req("ns/holder", v4), "203.0.113.0")
+	late := req("ns/late", v4)
+	late.Current = addrs("203.0.113.0")
+	assign(t, a, late, "203.0.113.1")
+	if !slices.Equal(a.Holds("ns/holder"), addrs("203.0.113.0")) {
+		t.Fatalf("the holder lost its address: %v", a.Holds("ns/holder"))
+	}
+}
+
 func TestStatsCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -42,6 +42,9 @@ type Cluster struct {
 	LoadBalancerIPPools []kbgpv1.LoadBalancerIPPool
 	Services            []corev1.Service
 	EndpointSlices      map[types.NamespacedName][]discoveryv1.EndpointSlice
+	// Reserved are the cluster's reserved addresses (ReadReserved); ReadCluster leaves
+	// it nil, the agent keeps its own from its watches.
+	Reserved *intent.Reserved
 }
 
 // ReadCluster lists what every node's input shares, once.
@@ -94,7 +97,7 @@ func ReadNodeConfig(ctx context.Context, r client.Reader, node string) (*kbgpv1.
 func ForNode(ctx context.Context, src Sources, cluster Cluster, nc *kbgpv1.BGPNodeConfig) (intent.Input, error) {
 	in := intent.Input{
 		NodeConfig: nc, Advertisements: cluster.Advertisements, LoadBalancerIPPools: cluster.LoadBalancerIPPools,
-		Services: cluster.Services, EndpointSlices: cluster.EndpointSlices,
+		Services: cluster.Services, EndpointSlices: cluster.EndpointSlices, Reserved: cluster.Reserved,
 		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{}, Secrets: map[string]*corev1.Secret{},
 	}
 	for _, name := range referencedPeerConfigs(nc) {

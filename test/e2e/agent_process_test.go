@@ -33,7 +33,12 @@ type agentProcess struct {
 // valid for 127.0.0.1, which is also where the relay listens.
 func startAgent(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
 	t.Helper()
-	return startAgentWithState(t, lab, ns, node, t.TempDir())
+	a := startAgentWithState(t, lab, ns, node, t.TempDir())
+	// The state directory is removed when the test ends, before the lab's own cleanup
+	// (registered earlier) stops the agent: stop it first, or it may still be writing
+	// its checkpoint there and the removal fails ("directory not empty").
+	t.Cleanup(func() { _ = a.proc.Stop() })
+	return a
 }
 
 // startAgentWithState starts the agent with stateDir as its --state-dir: an agent

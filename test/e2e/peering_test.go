@@ -418,7 +418,7 @@ func TestPeeringWithRealRouters(t *testing.T) {
 
 	t.Run("Service addresses: LB IP with community, eTP=Local follows endpoints, withdrawn on delete", tp.servicesScenario)
 	t.Run("only what is allowed: a forged pseudo-label and an external IP outside the allowed ranges are not announced", tp.allowedOnlyScenario)
-	t.Run("owned addresses: another namespace's external IP, the kubernetes cluster IP, the node's address, a pod IP and 64 external IPs are not announced and are reported", tp.ownedAddressesScenario)
+	t.Run("owned addresses: another namespace's external IP, the kubernetes cluster IP, the node's address, a pod IP, another node's address and pod IP, a free Service-CIDR address and 64 external IPs are not announced and are reported", tp.ownedAddressesScenario)
 
 	t.Run("SIGTERM with graceful restart: no NOTIFICATION, FRR keeps the routes as stale", func(t *testing.T) {
 		n, err := tp.frr.Neighbor("198.51.100.1")

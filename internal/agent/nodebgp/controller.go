@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -55,6 +56,17 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
 		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
 		secretEvents: make(chan event.GenericEvent, 1),
+		reserved:     intent.NewReserved(),
+		cidrEvents:   make(chan event.GenericEvent, 1),
+	}
+	r.serviceCIDRs = &serviceCIDRWatch{discovery: c.Clientset.Discovery(), clientset: c.Clientset, logger: c.Logger, changed: func() {
+		select { // one pending event is enough: it re-reads every ServiceCIDR
+		case r.cidrEvents <- event.GenericEvent{Object: &networkingv1.ServiceCIDR{}}:
+		default:
+		}
+	}}
+	if err := mgr.Add(r.serviceCIDRs); err != nil {
+		return nil, err
 	}
 	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
 		select { // one pending event is enough: it reconciles the whole node
@@ -77,14 +89,17 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 // stay out before its sessions may close (0: the node is not being drained).
 func (r *Reconciler) DrainRemaining(now time.Time) time.Duration { return r.drain.remaining(now) }
 
-// request is one unit of the node's work, of one of two kinds. Every configuration
-// kind maps to the whole node, so a burst of them is one full reconcile; a Service or
-// EndpointSlice event maps to its Service, reconciled on its own at the cost of that
-// Service (O(change)).
+// request is one unit of the node's work. Every configuration kind maps to the whole
+// node, so a burst of them is one full reconcile; a Service or EndpointSlice event maps
+// to its Service, reconciled on its own at the cost of that Service (O(change)); a
+// change of what a Node or the ServiceCIDRs reserve (intent.Reserved) re-decides the
+// Services claiming those addresses.
 type request struct {
 	kind requestKind
 	// service is the Service of a serviceRequest.
 	service types.NamespacedName
+	// node is the Node of a reservedNode request.
+	node string
 }
 
 type requestKind uint8
@@ -92,6 +107,8 @@ type requestKind uint8
 const (
 	wholeNode requestKind = iota
 	oneService
+	reservedNode
+	reservedServiceCIDRs
 )
 
 // nodeRequest is the request of the whole node.
@@ -100,9 +117,10 @@ var nodeRequest = request{kind: wholeNode}
 // serviceRequest is the request of one Service.
 func serviceRequest(key types.NamespacedName) request { return request{kind: oneService, service: key} }
 
-// setup registers the controller. The agent's own Node is watched (field selector on
-// its name) for the changes that alter what it announces — cordon above all, which
-// starts graceful shutdown — and read fresh by nodeGetter after one.
+// setup registers the controller. The agent's own Node is watched for the changes that
+// alter what it announces — cordon above all, which starts graceful shutdown — and read
+// fresh by nodeGetter after one. Every Node, and every ServiceCIDR, is watched for the
+// addresses it reserves (reconcileReserved).
 //
 // One worker: both kinds of request read and write the reconciler's state (exports,
 // exportsStale, the router-ID locks, the Node cache, the VRF check) without a lock, and
@@ -123,6 +141,13 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		r.nodeChanged.Store(true)
 		return []request{nodeRequest}
 	})
+	toReservedNode := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+		return []request{{kind: reservedNode, node: o.GetName()}}
+	})
+	toServiceCIDRs := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+		return []request{{kind: reservedServiceCIDRs}}
+	})
+	own := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.nodeName })
 	sliceToService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
 		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
 			return []request{serviceRequest(svc)}
@@ -140,7 +165,9 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.TypedChannel(r.secretEvents, toNode)).
-		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
+		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(own, nodeMatters)).
+		Watches(&corev1.Node{}, toReservedNode, builder.WithPredicates(reservationsChanged)).
+		WatchesRawSource(source.TypedChannel(r.cidrEvents, toServiceCIDRs)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
 		Complete(metrics.InstrumentTyped(reconcile.TypedFunc[request](r.reconcile)))

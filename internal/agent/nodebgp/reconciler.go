@@ -41,6 +41,12 @@ type Reconciler struct {
 	// their changes to the node's key.
 	secrets      *secretWatch
 	secretEvents chan event.GenericEvent
+	// reserved are the cluster's addresses no Service announces (intent.Reserved): a
+	// full reconcile reads them all, a Node's or the ServiceCIDRs' event changes them
+	// in place, and the exports index reads them.
+	reserved     *intent.Reserved
+	serviceCIDRs *serviceCIDRWatch
+	cidrEvents   chan event.GenericEvent
 	readiness    *report.Readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
@@ -53,10 +59,14 @@ type Reconciler struct {
 	restart *checkpoint.Restart
 }
 
-// reconcile handles one Service (see reconcileService) or the whole node.
+// reconcile handles one Service (see reconcileService), a reservation's change (see
+// reconcileReserved) or the whole node.
 func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
-	if req.kind == oneService {
+	switch req.kind {
+	case oneService:
 		return r.reconcileService(ctx, req.service)
+	case reservedNode, reservedServiceCIDRs:
+		return r.reconcileReserved(ctx, req)
 	}
 	return r.reconcileAll(ctx)
 }
@@ -88,6 +98,10 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
 	// Peers and instances that cannot be built now keep running as they run.
 	in.Previous = r.speakers.Applied()
+	if in.Reserved, err = r.readReserved(ctx); err != nil {
+		return reconcile.Result{}, err
+	}
+	r.reserved = in.Reserved
 	res := intent.Build(in)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
 	if applyErr == nil {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/intent"
 )
 
@@ -33,21 +34,33 @@ func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 	if r.exports == nil || r.exportsStale {
 		return r.reconcileAll(ctx)
 	}
-	svc := &corev1.Service{}
-	if err := r.client.Get(ctx, key, svc); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("get Service %s: %w", key, err)
+	return r.setServices(ctx, []types.NamespacedName{key})
+}
+
+// setServices recomputes the Services' prefixes from the cache and applies the
+// difference. A Service that cannot be read leaves the index ahead of the speakers:
+// the retry rebuilds everything.
+func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedName) (reconcile.Result, error) {
+	changes := bgp.ExportChanges{}
+	for _, key := range keys {
+		svc := &corev1.Service{}
+		if err := r.client.Get(ctx, key, svc); err != nil {
+			if !apierrors.IsNotFound(err) {
+				r.exportsStale = true
+				return reconcile.Result{}, fmt.Errorf("get Service %s: %w", key, err)
+			}
+			svc = nil
 		}
-		svc = nil
+		slices := &discoveryv1.EndpointSliceList{}
+		if err := r.client.List(ctx, slices, client.InNamespace(key.Namespace),
+			client.MatchingFields{endpointSliceServiceIndex: key.String()}); err != nil {
+			r.exportsStale = true
+			return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
+		}
+		changes.Append(r.exports.SetService(key, svc, slices.Items))
 	}
-	slices := &discoveryv1.EndpointSliceList{}
-	if err := r.client.List(ctx, slices, client.InNamespace(key.Namespace),
-		client.MatchingFields{endpointSliceServiceIndex: key.String()}); err != nil {
-		return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
-	}
-	changes := r.exports.SetService(key, svc, slices.Items)
-	// This Service's refusal, and those of the Services claiming an address whose
-	// owner it changed.
+	// These Services' refusals, and those of the Services claiming an address whose
+	// owner they changed.
 	for _, k := range r.exports.TouchedRefusals() {
 		r.status.SetRefusedOf(k.String(), r.exports.RefusedOf(k))
 	}
@@ -58,7 +71,7 @@ func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 	if err := r.speakers.ApplyExports(ctx, changes); err != nil {
 		// The index is ahead of the speakers now; the retry rebuilds everything.
 		r.exportsStale = true
-		return reconcile.Result{}, fmt.Errorf("apply the exports of Service %s: %w", key, err)
+		return reconcile.Result{}, fmt.Errorf("apply the exports of Services %v: %w", keys, err)
 	}
 	r.status.Trigger()
 	return reconcile.Result{}, nil

@@ -105,7 +105,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, clientset kubernetes.Int
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork").
-		For(&corev1.Node{}, builder.WithPredicates(podCIDRsChanged)).
+		// The manager's cache may hold every Node (the agent's does); only this one's
+		// pod CIDRs configure this node.
+		For(&corev1.Node{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.nodeName }), podCIDRsChanged)).
 		// The status goes into the node's BGPNodeConfig once there is one.
 		Watches(&kbgpv1.BGPNodeConfig{}, toNode, builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
