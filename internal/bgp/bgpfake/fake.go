@@ -88,9 +88,9 @@ type peer struct {
 	// received is what the peer sent (SetReceived).
 	received []bgp.ReceivedRoute
 	state    bgp.SessionState
-	since time.Time
-	down  string
-	drops uint64
+	since    time.Time
+	down     string
+	drops    uint64
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.
