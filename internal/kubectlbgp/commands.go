@@ -3,11 +3,14 @@ package kubectlbgp
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"kbgp.io/kbgp/internal/adjribapi"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/nodeinput"
 )
@@ -117,15 +120,26 @@ class, no address, no selecting advertisement) — computed like kubectl bgp rou
 }
 
 func newRoutesCommand(k *kubeOptions) *cobra.Command {
-	var output, agentNamespace string
+	var output, agentNamespace, agentURL, peer, prefix string
+	var advertised, received, computed bool
 	cmd := &cobra.Command{
-		Use:   "routes [NODE]",
-		Short: "List the prefixes each peer of a node must be sent, with their attributes, computed as the agent computes them",
-		Long: `Routes are not stored in the API; this computes them from the same objects and with the
-same code as the agent (intent.Build), then compares each peer's count with the
-routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfig.`,
+		Use:   "routes NODE [--advertised | --received | --computed]",
+		Short: "List the routes each peer of a node is sent (--advertised, the default) or sent it (--received), as the node's agent holds them",
+		Long: `--advertised and --received ask the node's agent, through the API server's pod proxy,
+for each peer's Adj-RIB-Out (the routes it is sent, with the attributes as sent) or
+Adj-RIB-In (what it sent, before import policy). The caller needs list on pods and
+get on pods/proxy in the agents' namespace (docs/kubectl-bgp.md).
+
+--computed does not ask the agent: it recomputes what each peer must be sent from the
+objects the agent reads, with the agent's own code, and compares each peer's count
+with the routesAdvertised the agent reports. What the plugin cannot see (router IDs
+not reported yet, Secrets it cannot read, the node's VRF devices, the last good
+configuration the agent keeps) makes it differ; its caveats are printed. Without
+NODE: every node with a BGPNodeConfig.`,
 		Example: `  kubectl bgp routes worker-1
-  kubectl bgp routes -o wide`,
+  kubectl bgp routes worker-1 --received --peer tor-a
+  kubectl bgp routes worker-1 --prefix 198.51.100.10 -o wide
+  kubectl bgp routes --computed`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wide, err := isWide(output)
@@ -140,43 +154,89 @@ routesAdvertised the agent reports. Without NODE: every node with a BGPNodeConfi
 			if len(args) == 1 {
 				node = args[0]
 			}
-			ncs, err := nodeConfigs(cmd.Context(), r, node)
+			if computed {
+				return runComputedRoutes(cmd, r, node, agentNamespace, wide)
+			}
+			if node == "" {
+				return fmt.Errorf("name the NODE whose agent to ask (or use --computed for every node)")
+			}
+			side := adjribapi.Advertised
+			if received {
+				side = adjribapi.Received
+			}
+			get, err := k.agent(cmd.Context(), r, node, agentNamespace, agentURL)
 			if err != nil {
 				return err
 			}
-			cluster, err := nodeinput.ReadCluster(cmd.Context(), nodeinput.Sources{Reader: r})
+			answer, err := agentRoutes(cmd.Context(), get, side, peer, prefix)
 			if err != nil {
 				return err
 			}
-			owners := newServiceOwners(cluster.Services)
-			var rows [][]string
-			var counts, notes []string
-			for i := range ncs {
-				in, n, err := nodeRoutesInput(cmd.Context(), r, &ncs[i], cluster, agentNamespace)
-				if err != nil {
-					return err
-				}
-				res := intent.Build(in)
-				rows = append(rows, routeRows(ncs[i].Name, res.Desired, owners, wide)...)
-				counts = append(counts, countLines(&ncs[i], res.Desired)...)
-				notes = append(notes, n...)
-			}
+			rows, counts := agentRouteRows(answer, wide)
 			lines := []string{}
 			if len(rows) > 0 {
-				lines = formatTable(routesHeader(wide), rows)
+				lines = formatTable(agentRoutesHeader(wide), rows)
 			} else {
-				lines = append(lines, "No routes: no peer of these nodes selects anything.")
+				lines = append(lines, fmt.Sprintf("No routes %s.", side))
 			}
-			lines = append(append(lines, ""), counts...)
-			for _, n := range notes {
-				lines = append(lines, "note: "+cell(n))
-			}
-			return writeLines(cmd.OutOrStdout(), lines)
+			return writeLines(cmd.OutOrStdout(), append(append(lines, ""), counts...))
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds large communities and local preference")
-	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' Secrets (MD5 passwords)")
+	f := cmd.Flags()
+	f.BoolVar(&advertised, "advertised", false, "the routes each peer is sent (Adj-RIB-Out), from the agent (the default)")
+	f.BoolVar(&received, "received", false, "the routes each peer sent (Adj-RIB-In, before import policy), from the agent")
+	f.BoolVar(&computed, "computed", false, "recompute what each peer must be sent instead of asking the agent (caveats printed)")
+	cmd.MarkFlagsMutuallyExclusive("advertised", "received", "computed")
+	f.StringVar(&peer, "peer", "", "only this peer (by name)")
+	f.StringVar(&prefix, "prefix", "", "only routes equal to or inside this prefix (an address: its host route)")
+	f.StringVarP(&output, "output", "o", "", "output format: wide adds large communities, local preference, AS path and origin")
+	f.StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' pods (and of their Secrets, for --computed)")
+	f.StringVar(&agentURL, "agent-url", "", "ask the agent at this URL (http://HOST:PORT of its metrics listener) directly, not through the API server's pod proxy; no credentials are sent")
 	return cmd
+}
+
+// runComputedRoutes is --computed: the routes recomputed with intent.Build, printed
+// under its caveats.
+func runComputedRoutes(cmd *cobra.Command, r client.Reader, node, agentNamespace string, wide bool) error {
+	ncs, err := nodeConfigs(cmd.Context(), r, node)
+	if err != nil {
+		return err
+	}
+	cluster, err := nodeinput.ReadCluster(cmd.Context(), nodeinput.Sources{Reader: r})
+	if err != nil {
+		return err
+	}
+	owners := newServiceOwners(cluster.Services)
+	var rows [][]string
+	var counts, notes []string
+	for i := range ncs {
+		in, n, err := nodeRoutesInput(cmd.Context(), r, &ncs[i], cluster, agentNamespace)
+		if err != nil {
+			return err
+		}
+		res := intent.Build(in)
+		rows = append(rows, routeRows(ncs[i].Name, res.Desired, owners, wide)...)
+		counts = append(counts, countLines(&ncs[i], res.Desired)...)
+		notes = append(notes, n...)
+	}
+	lines := slices.Clone(computedCaveats)
+	if len(rows) > 0 {
+		lines = append(lines, formatTable(routesHeader(wide), rows)...)
+	} else {
+		lines = append(lines, "No routes: no peer of these nodes selects anything.")
+	}
+	lines = append(append(lines, ""), counts...)
+	for _, n := range notes {
+		lines = append(lines, "note: "+cell(n))
+	}
+	return writeLines(cmd.OutOrStdout(), lines)
+}
+
+// computedCaveats head the computed view: it is not what the nodes send.
+var computedCaveats = []string{
+	"Computed by the plugin, not read from the agents: a node sends something else when its VRF device is missing,",
+	"when it keeps a last good configuration, or when it refused an address; ask the agent with --advertised.",
+	"",
 }
 
 // isWide validates -o: only the default table and wide exist.
