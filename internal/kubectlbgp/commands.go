@@ -81,15 +81,21 @@ func newStatusCommand(k *kubeOptions) *cobra.Command {
 }
 
 func newExplainCommand(k *kubeOptions) *cobra.Command {
-	var agentNamespace string
+	var agentNamespace, agentURL string
+	var computed bool
 	cmd := &cobra.Command{
 		Use:   "explain NODE | explain service NAMESPACE/NAME",
 		Short: "Explain why a node runs its BGP configuration, or which nodes announce a Service to which peers and why not the others",
 		Long: `explain NODE: cluster config, override, peer configs, advertisements, status.
-explain service NAMESPACE/NAME: for every node with a BGPNodeConfig, the Service's host
-routes each peer is sent, with their attributes, or why the node sends none (refused
-addresses, a Local traffic policy without a ready endpoint there, another load-balancer
-class, no address, no selecting advertisement) — computed like kubectl bgp routes.`,
+explain service NAMESPACE/NAME: for every node with a BGPNodeConfig, first from the
+node's agent (through the API server's pod proxy, like kubectl bgp routes): per peer,
+whether each of the Service's addresses is in the peer's Adj-RIB-Out now, and when it
+is not, why as far as the node's status tells (refused, held down, session down) or
+the recomputation infers (not selected, no local endpoint). Then the computed answer:
+the host routes each peer must be sent, or why the node sends none (refused
+addresses, a Local traffic policy without a ready endpoint there, another
+load-balancer class, no address, no selecting advertisement). --computed skips the
+agents.`,
 		Example: `  kubectl bgp explain worker-1
   kubectl bgp explain service shop/web`,
 		Args: cobra.RangeArgs(1, 2),
@@ -102,7 +108,11 @@ class, no address, no selecting advertisement) — computed like kubectl bgp rou
 				if args[0] != "service" {
 					return fmt.Errorf("explain takes a NODE, or service NAMESPACE/NAME")
 				}
-				lines, err := runExplainService(cmd.Context(), r, args[1], agentNamespace)
+				var ask func(string) (agentGet, error)
+				if !computed {
+					ask = func(node string) (agentGet, error) { return k.agent(cmd.Context(), r, node, agentNamespace, agentURL) }
+				}
+				lines, err := runExplainService(cmd.Context(), r, args[1], agentNamespace, ask)
 				if err != nil {
 					return err
 				}
@@ -115,7 +125,9 @@ class, no address, no selecting advertisement) — computed like kubectl bgp rou
 			return writeLines(cmd.OutOrStdout(), explain(in))
 		},
 	}
-	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' Secrets (MD5 passwords), for explain service")
+	cmd.Flags().StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' pods and Secrets (MD5 passwords), for explain service")
+	cmd.Flags().BoolVar(&computed, "computed", false, "explain service: only the computed answer, without asking the agents")
+	cmd.Flags().StringVar(&agentURL, "agent-url", "", "explain service: ask the agent at this URL directly instead of through the API server's pod proxy (one node's agent: every node is asked there)")
 	return cmd
 }
 

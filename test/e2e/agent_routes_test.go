@@ -34,7 +34,9 @@ const (
 // third peer is in a VRF device the node does not have. --advertised prints, per peer,
 // exactly the prefixes and communities each FRR received, and nothing for the peer the
 // node cannot run; --received prints what red's FRR sends. --computed, for contrast,
-// lists the missing VRF's peer and says it could not read the Secret.
+// lists the missing VRF's peer and says it could not read the Secret. `kubectl bgp
+// explain service` says, from the agent, that blue is sent the LoadBalancer address
+// and red is not.
 func TestAgentRoutesAreWhatFRRHas(t *testing.T) {
 	independent(t)
 	tp := newVRFTopology(t)
@@ -83,6 +85,19 @@ func TestAgentRoutesAreWhatFRRHas(t *testing.T) {
 	}
 	if sent := frrOwn(t, tp.red); !maps.Equal(received["red"], sent) {
 		t.Errorf("kubectl bgp routes --received: red %v, red's FRR originates %v", received["red"], sent)
+	}
+
+	explain, err := tp.node.ExecTimeout(30*time.Second, kubectlBGPBinary, "explain", "service", "default/"+n+"-lb", "--kubeconfig", kubeconfig, agentURL)
+	if err != nil {
+		t.Fatalf("kubectl bgp explain service: %v\n%s", err, explain)
+	}
+	for _, want := range []string{
+		"instance 65001/vrfb peer blue is sent " + vrfServiceIP + "/32 now",
+		"instance 65001/vrfa peer red is not sent " + vrfServiceIP + "/32: inferred from the recomputation",
+	} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("kubectl bgp explain service lacks %q:\n%s", want, explain)
+		}
 	}
 
 	computed := plugin("--computed")
