@@ -66,3 +66,28 @@ func TestAdjRIBIsWhatThePeerHas(t *testing.T) {
 		t.Error("Adj-RIB-Out of a peer the speaker does not have: no error")
 	}
 }
+
+// TestAdjRIBOutOfAPeerThatIsDown: a peer whose session never came up has an empty
+// Adj-RIB-Out although its export is in place (GoBGP sends nothing without a session),
+// as docs/status.md says.
+func TestAdjRIBOutOfAPeerThatIsDown(t *testing.T) {
+	ctx := context.Background()
+	rt, err := Factory{}.NewRouter(ctx, bgp.InstanceKey{LocalASN: 65001}, bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.0.0.1")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Stop(ctx, false) })
+	down := netip.MustParseAddr("127.0.0.33") // nothing listens there
+	export := []bgp.Path{{Prefix: netip.MustParsePrefix("198.51.100.10/32")}}
+	if err := rt.AddPeer(ctx, bgp.Peer{Name: "down", Address: down, ASN: 65010, Port: 1, LocalAddress: netip.MustParseAddr("127.0.0.1"),
+		Families: []bgp.Family{bgp.FamilyIPv4Unicast}}, export); err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.AdjRIB(ctx, down, bgp.AdjRIBOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 0 {
+		t.Errorf("Adj-RIB-Out of a peer that is down: %+v, want none", out)
+	}
+}
