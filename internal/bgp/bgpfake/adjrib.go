@@ -10,8 +10,9 @@ import (
 )
 
 // AdjRIB implements bgp.Router: the Adj-RIB-Out is what the peer is sent, with the
-// attributes of its export (no AS path: the fake has no wire to prepend on); the
-// Adj-RIB-In is what SetReceived last gave.
+// attributes of its export (no AS path: the fake has no wire to prepend on), and empty
+// while SetState holds the session out of Established, as GoBGP's is; the Adj-RIB-In
+// is what SetReceived last gave.
 func (r *Router) AdjRIB(_ context.Context, addr netip.Addr, side bgp.AdjRIB) ([]bgp.ReceivedRoute, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -22,6 +23,9 @@ func (r *Router) AdjRIB(_ context.Context, addr netip.Addr, side bgp.AdjRIB) ([]
 	var out []bgp.ReceivedRoute
 	switch side {
 	case bgp.AdjRIBOut:
+		if p.state != bgp.StateEstablished {
+			break
+		}
 		for pfx, attrs := range p.sent {
 			out = append(out, bgp.ReceivedRoute{Neighbor: addr, Prefix: pfx, NextHop: attrs.NextHop, Attributes: attrs, Origin: bgp.OriginIGP})
 		}
