@@ -52,18 +52,22 @@ func explainService(key types.NamespacedName, svc *corev1.Service, nodes []servi
 		t.blank()
 		t.line(0, "Node %s:", cell(n.name))
 		res := intent.Build(n.in)
+		announced := serviceRoutes(res, addrs)
+		why := ""
+		if len(announced) == 0 {
+			why = whyNotAnnounced(key, svc, n.in, res)
+		}
 		depth := 1
 		if n.agent != nil {
-			agentServiceLines(&t, key, allAddrs(addrs), n, res)
+			agentServiceLines(&t, key, allAddrs(addrs), n, res, why)
 			t.line(1, "computed (not read from the agent):")
 			depth = 2
 		}
-		announced := serviceRoutes(res, addrs)
 		for _, r := range announced {
 			t.line(depth, "announces %s", r)
 		}
 		if len(announced) == 0 {
-			t.line(depth, "announces nothing: %s", whyNotAnnounced(key, svc, n.in, res))
+			t.line(depth, "announces nothing: %s", why)
 		}
 		for _, note := range n.notes {
 			t.line(1, "note: %s", cell(note))

@@ -47,7 +47,9 @@ func askAgent(ctx context.Context, get agentGet, addrs []netip.Addr) agentView {
 // agentServiceLines says, per peer the node's agent runs, whether each address is in
 // the peer's Adj-RIB-Out now (a fact, from the agent) and, when it is not, why as far
 // as the node's status and the recomputation tell (said as such).
-func agentServiceLines(t *text, key types.NamespacedName, addrs []netip.Addr, n serviceNode, res intent.Result) {
+// computedWhy is the computed reason the node announces none of the addresses, "" when
+// it announces some.
+func agentServiceLines(t *text, key types.NamespacedName, addrs []netip.Addr, n serviceNode, res intent.Result, computedWhy string) {
 	if n.agent.err != nil {
 		t.line(1, "the agent was not asked: %v", n.agent.err)
 		return
@@ -72,7 +74,7 @@ func agentServiceLines(t *text, key types.NamespacedName, addrs []netip.Addr, n 
 					dash(strings.Join(r.Communities, ",")), dash(strings.Join(r.LargeCommunities, ",")))
 				continue
 			}
-			t.line(1, "%s is not sent %s: %s", name, prefix, whyNotSent(key, n.in.NodeConfig, p, prefix, res))
+			t.line(1, "%s is not sent %s: %s", name, prefix, whyNotSent(key, n.in.NodeConfig, p, prefix, res, computedWhy))
 		}
 	}
 }
@@ -84,7 +86,7 @@ const maxFailedResources = 64
 // whyNotSent explains a host route missing from a peer's Adj-RIB-Out: first what the
 // node's status reports (a refusal of the Service, the peer held down or not
 // Established), then what the recomputation infers.
-func whyNotSent(key types.NamespacedName, nc *kbgpv1.BGPNodeConfig, p adjribapi.Peer, prefix netip.Prefix, res intent.Result) string {
+func whyNotSent(key types.NamespacedName, nc *kbgpv1.BGPNodeConfig, p adjribapi.Peer, prefix netip.Prefix, res intent.Result, computedWhy string) string {
 	if nc != nil {
 		for _, f := range nc.Status.FailedResources {
 			if f.Kind == "Service" && f.Name == key.String() {
@@ -107,6 +109,9 @@ func whyNotSent(key types.NamespacedName, nc *kbgpv1.BGPNodeConfig, p adjribapi.
 	}
 	computed := res.Desired.Instances[bgp.InstanceKey{LocalASN: p.LocalASN, VRF: p.VRF}].Peers[p.Name].Export
 	if _, ok := computed[prefix]; !ok {
+		if computedWhy != "" {
+			return "inferred from the recomputation: " + computedWhy
+		}
 		return "inferred from the recomputation: the peer is not to be sent it (see the computed answer below)"
 	}
 	why := "computed as to be sent, yet not in the Adj-RIB-Out: the agent has not applied the latest change, or keeps its last good configuration (kubectl bgp explain NODE)"

@@ -13,8 +13,9 @@ import (
 
 // TestExplainServiceFromTheAgent: the agent sends shop/web's address to tor-a and to
 // no other peer; rr is held down; shop/outside is refused in the node's status;
-// shop/internal is selected by no advertisement; tor-a, Established, is computed to
-// be sent shop/local's address, which the agent does not have.
+// shop/internal is selected by no advertisement; shop/elsewhere has its only endpoint
+// on another node; tor-a, Established, is computed to be sent shop/local's address,
+// which the agent does not have.
 func TestExplainServiceFromTheAgent(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prefix := r.URL.Query().Get(adjribapi.ParamPrefix)
@@ -45,7 +46,8 @@ func TestExplainServiceFromTheAgent(t *testing.T) {
 			"    announces 100.64.1.1/32 to instance 65001 peer tor-a",
 		}},
 		{"shop/outside", []string{"instance 65001 peer tor-a is not sent 198.51.100.9/32: refused (node status): LoadBalancerIP 198.51.100.9 is in no pool"}},
-		{"shop/internal", []string{"instance 65001 peer tor-a is not sent 10.96.7.7/32: inferred from the recomputation: the peer is not to be sent it"}},
+		{"shop/internal", []string{"instance 65001 peer tor-a is not sent 10.96.7.7/32: inferred from the recomputation: no BGPAdvertisement that this node's peers select matches"}},
+		{"shop/elsewhere", []string{"instance 65001 peer tor-a is not sent 100.64.1.3/32: inferred from the recomputation: its traffic policy is Local and it has no ready endpoint on this node"}},
 		{"shop/local", []string{"instance 65001 peer tor-a is not sent 100.64.1.2/32: computed as to be sent, yet not in the Adj-RIB-Out"}},
 	} {
 		out, _, err := run(t, objs, "explain", "service", tc.service, "--agent-url", srv.URL)
