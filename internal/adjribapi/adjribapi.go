@@ -54,10 +54,13 @@ type Routes struct {
 type Peer struct {
 	LocalASN uint32 `json:"localASN"`
 	// VRF is the peer's VRF; empty: the default one.
-	VRF     string  `json:"vrf,omitempty"`
-	Name    string  `json:"name"`
-	Address string  `json:"address"`
-	Routes  []Route `json:"routes"`
+	VRF     string `json:"vrf,omitempty"`
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	// State is the session's BGP state (Established, Active, ...) as the speaker
+	// reports it: the Adj-RIB-Out is on the wire only while Established.
+	State  string  `json:"state,omitempty"`
+	Routes []Route `json:"routes"`
 	// Error says why the speaker could not list the peer's routes; Routes is empty.
 	Error string `json:"error,omitempty"`
 }

@@ -85,7 +85,8 @@ const maxFailedResources = 64
 
 // whyNotSent explains a host route missing from a peer's Adj-RIB-Out: first what the
 // node's status reports (a refusal of the Service, the peer held down or not
-// Established), then what the recomputation infers.
+// Established) and the session state the agent reports, then what the recomputation
+// infers.
 func whyNotSent(key types.NamespacedName, nc *kbgpv1.BGPNodeConfig, p adjribapi.Peer, prefix netip.Prefix, res intent.Result, computedWhy string) string {
 	if nc != nil {
 		for _, f := range nc.Status.FailedResources {
@@ -106,6 +107,9 @@ func whyNotSent(key types.NamespacedName, nc *kbgpv1.BGPNodeConfig, p adjribapi.
 				}
 			}
 		}
+	}
+	if p.State != "" && p.State != string(kbgpv1.PeeringStateEstablished) {
+		return fmt.Sprintf("its session is %s (from the agent): nothing is sent", cell(p.State))
 	}
 	computed := res.Desired.Instances[bgp.InstanceKey{LocalASN: p.LocalASN, VRF: p.VRF}].Peers[p.Name].Export
 	if _, ok := computed[prefix]; !ok {

@@ -12,7 +12,7 @@ import (
 )
 
 // TestExplainServiceFromTheAgent: the agent sends shop/web's address to tor-a and to
-// no other peer; rr is held down; shop/outside is refused in the node's status;
+// no other peer; rr is held down; tor-c, not in the status yet, is Connect; shop/outside is refused in the node's status;
 // shop/internal is selected by no advertisement; shop/elsewhere has its only endpoint
 // on another node; tor-a, Established, is computed to be sent shop/local's address,
 // which the agent does not have.
@@ -24,7 +24,8 @@ func TestExplainServiceFromTheAgent(t *testing.T) {
 			torA.Routes = append(torA.Routes, adjribapi.Route{Prefix: prefix, NextHop: "10.1.1.9", Communities: []string{"65535:65281"}})
 		}
 		_ = json.NewEncoder(w).Encode(adjribapi.Routes{Node: "worker-r", Side: adjribapi.Advertised,
-			Peers: []adjribapi.Peer{torA, {LocalASN: 65001, Name: "rr", Address: "10.1.1.2", Routes: []adjribapi.Route{}}}})
+			Peers: []adjribapi.Peer{torA, {LocalASN: 65001, Name: "rr", Address: "10.1.1.2", State: "Idle", Routes: []adjribapi.Route{}},
+				{LocalASN: 65001, Name: "tor-c", Address: "10.1.1.3", State: "Connect", Routes: []adjribapi.Route{}}}})
 	}))
 	defer srv.Close()
 	objs := explainServiceObjects()
@@ -42,6 +43,7 @@ func TestExplainServiceFromTheAgent(t *testing.T) {
 		{"shop/web", []string{
 			"instance 65001 peer tor-a is sent 100.64.1.1/32 now: next hop 10.1.1.9, communities 65535:65281, large communities -",
 			"instance 65001 peer rr is not sent 100.64.1.1/32: held down (node status): MaxPrefixExceeded: sent 11 routes, limit 10",
+			"instance 65001 peer tor-c is not sent 100.64.1.1/32: its session is Connect (from the agent): nothing is sent",
 			"computed (not read from the agent):",
 			"    announces 100.64.1.1/32 to instance 65001 peer tor-a",
 		}},

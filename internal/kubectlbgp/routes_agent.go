@@ -25,7 +25,8 @@ func instanceName(p adjribapi.Peer) string {
 }
 
 // agentRouteRows lists the agent's answer, one row per route in its order (instance,
-// peer, prefix), and one line per peer with its count or why it has none.
+// peer, prefix), and one line per peer with its address, session state and count, or
+// why its routes could not be read.
 func agentRouteRows(r adjribapi.Routes, wide bool) (rows [][]string, counts []string) {
 	for _, p := range r.Peers {
 		for _, rt := range p.Routes {
@@ -43,9 +44,10 @@ func agentRouteRows(r adjribapi.Routes, wide bool) (rows [][]string, counts []st
 			}
 			rows = append(rows, row)
 		}
-		line := fmt.Sprintf("%s %s %s (%s): %d %s", cell(r.Node), instanceName(p), cell(p.Name), cell(p.Address), len(p.Routes), cell(r.Side))
+		peer := fmt.Sprintf("%s %s %s (%s, %s)", cell(r.Node), instanceName(p), cell(p.Name), cell(p.Address), dash(cell(p.State)))
+		line := fmt.Sprintf("%s: %d %s", peer, len(p.Routes), cell(r.Side))
 		if p.Error != "" {
-			line = fmt.Sprintf("%s %s %s (%s): not read: %s", cell(r.Node), instanceName(p), cell(p.Name), cell(p.Address), cell(p.Error))
+			line = fmt.Sprintf("%s: not read: %s", peer, cell(p.Error))
 		}
 		counts = append(counts, line)
 	}

@@ -21,12 +21,12 @@ func agentServer(t *testing.T) (*httptest.Server, *[]string) {
 	lp := uint32(250)
 	pages := map[string]adjribapi.Routes{
 		"": {Node: "worker-r", Side: "advertised", Continue: "next", Peers: []adjribapi.Peer{
-			{LocalASN: 65001, Name: "tor-a", Address: "10.0.0.254", Routes: []adjribapi.Route{
+			{LocalASN: 65001, Name: "tor-a", Address: "10.0.0.254", State: "Established", Routes: []adjribapi.Route{
 				{Prefix: "10.244.7.0/24", NextHop: "10.0.0.1", ASPath: []uint32{65001}, Communities: []string{"65001:100"}, Origin: "IGP"}}}}},
 		"next": {Node: "worker-r", Side: "advertised", Peers: []adjribapi.Peer{
-			{LocalASN: 65001, Name: "tor-a", Address: "10.0.0.254", Routes: []adjribapi.Route{
+			{LocalASN: 65001, Name: "tor-a", Address: "10.0.0.254", State: "Established", Routes: []adjribapi.Route{
 				{Prefix: "100.64.1.1/32", NextHop: "10.0.0.1", ASPath: []uint32{65001}, Communities: []string{"65535:65281"}, LargeCommunities: []string{"65001:1:2"}, Origin: "IGP"}}},
-			{LocalASN: 65001, VRF: "red", Name: "pe", Address: "10.1.0.254", Routes: []adjribapi.Route{}},
+			{LocalASN: 65001, VRF: "red", Name: "pe", Address: "10.1.0.254", State: "Active", Routes: []adjribapi.Route{}},
 			{LocalASN: 65001, VRF: "red", Name: "rr", Address: "10.1.0.253", Error: "speaker gone"},
 			{LocalASN: 65001, Name: "ibgp", Address: "10.0.0.9", Routes: []adjribapi.Route{{Prefix: "100.64.1.2/32", NextHop: "10.0.0.1", LocalPreference: &lp}}}}},
 	}
@@ -59,10 +59,10 @@ func TestRoutesFromTheAgent(t *testing.T) {
 		"worker-r   65001      tor-a   100.64.1.1/32   10.0.0.1   65535:65281   65001:1:2           -            65001     IGP",
 		"worker-r   65001      ibgp    100.64.1.2/32   10.0.0.1   -             -                   250          -         -",
 		"",
-		"worker-r 65001 tor-a (10.0.0.254): 2 advertised",
-		"worker-r 65001/red pe (10.1.0.254): 0 advertised",
-		"worker-r 65001/red rr (10.1.0.253): not read: speaker gone",
-		"worker-r 65001 ibgp (10.0.0.9): 1 advertised",
+		"worker-r 65001 tor-a (10.0.0.254, Established): 2 advertised",
+		"worker-r 65001/red pe (10.1.0.254, Active): 0 advertised",
+		"worker-r 65001/red rr (10.1.0.253, -): not read: speaker gone",
+		"worker-r 65001 ibgp (10.0.0.9, -): 1 advertised",
 	}
 	if got := strings.TrimRight(out, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

@@ -20,11 +20,13 @@ import (
 // fakeSource is a node with peers and their Adj-RIB-Out; a peer named "broken" cannot
 // be listed.
 type fakeSource struct {
-	peers  []speakers.RunningPeer
+	snap   map[bgp.InstanceKey]speakers.InstanceSnapshot
 	routes map[speakers.PeerRef][]bgp.ReceivedRoute
 }
 
-func (f fakeSource) RunningPeers() []speakers.RunningPeer { return f.peers }
+func (f fakeSource) Snapshot(context.Context) (map[bgp.InstanceKey]speakers.InstanceSnapshot, error) {
+	return f.snap, nil
+}
 
 func (f fakeSource) AdjRIB(_ context.Context, ref speakers.PeerRef, side bgp.AdjRIB) ([]bgp.ReceivedRoute, error) {
 	if ref.Name == "broken" {
@@ -37,16 +39,21 @@ func (f fakeSource) AdjRIB(_ context.Context, ref speakers.PeerRef, side bgp.Adj
 }
 
 func newSource() fakeSource {
-	f := fakeSource{routes: map[speakers.PeerRef][]bgp.ReceivedRoute{}}
+	f := fakeSource{snap: map[bgp.InstanceKey]speakers.InstanceSnapshot{}, routes: map[speakers.PeerRef][]bgp.ReceivedRoute{}}
 	add := func(asn uint32, vrf, name, addr string, prefixes ...string) {
 		ref := speakers.PeerRef{Instance: bgp.InstanceKey{LocalASN: asn, VRF: vrf}, Name: name}
-		f.peers = append(f.peers, speakers.RunningPeer{Ref: ref, Peer: bgp.Peer{Name: name, Address: netip.MustParseAddr(addr)}})
+		inst := f.snap[ref.Instance]
+		if inst.Peers == nil {
+			inst.Peers = map[string]speakers.PeerSnapshot{}
+		}
+		inst.Peers[name] = speakers.PeerSnapshot{Peer: bgp.Peer{Name: name, Address: netip.MustParseAddr(addr)}, Status: bgp.PeerStatus{State: bgp.StateEstablished}}
+		f.snap[ref.Instance] = inst
 		for _, p := range prefixes {
 			f.routes[ref] = append(f.routes[ref], bgp.ReceivedRoute{Prefix: netip.MustParsePrefix(p), NextHop: netip.MustParseAddr("10.0.0.1"),
 				ASPath: []uint32{asn}, Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}}})
 		}
 	}
-	// In the set's order: instance, then name.
+	// The snapshot is maps: the answer sorts by instance, then name.
 	add(65001, "", "tor1", "10.0.0.254", "10.244.1.0/24", "198.51.100.10/32", "198.51.100.11/32")
 	add(65001, "", "tor2", "10.0.1.254")
 	add(65001, "red", "broken", "10.1.0.254")

@@ -3,6 +3,8 @@ package adjrib
 import (
 	"cmp"
 	"context"
+	"maps"
+	"slices"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/adjribapi"
@@ -10,10 +12,30 @@ import (
 	"kbgp.io/kbgp/internal/speakers"
 )
 
-// Source is what the speakers run and what each peer's Adj-RIB holds (speakers.Set).
+// Source is what the speakers run, with each session's state, and what each peer's
+// Adj-RIB holds (speakers.Set).
 type Source interface {
-	RunningPeers() []speakers.RunningPeer
+	Snapshot(ctx context.Context) (map[bgp.InstanceKey]speakers.InstanceSnapshot, error)
 	AdjRIB(ctx context.Context, ref speakers.PeerRef, side bgp.AdjRIB) ([]bgp.ReceivedRoute, error)
+}
+
+// runningPeer is one peer of the snapshot.
+type runningPeer struct {
+	ref  speakers.PeerRef
+	snap speakers.PeerSnapshot
+}
+
+// runningPeers lists the snapshot's peers in the answer's order. A snapshot that
+// failed for some speaker still lists their peers (with the state it could not read
+// left Idle, as Snapshot reports them).
+func runningPeers(snap map[bgp.InstanceKey]speakers.InstanceSnapshot) []runningPeer {
+	var out []runningPeer
+	for _, key := range slices.SortedFunc(maps.Keys(snap), bgp.InstanceKey.Compare) {
+		for _, name := range slices.Sorted(maps.Keys(snap[key].Peers)) {
+			out = append(out, runningPeer{ref: speakers.PeerRef{Instance: key, Name: name}, snap: snap[key].Peers[name]})
+		}
+	}
+	return out
 }
 
 // compareRef orders peers by instance, then name: the order of the answer.
@@ -29,17 +51,18 @@ func page(ctx context.Context, src Source, node string, q query) adjribapi.Route
 	out := adjribapi.Routes{Node: node, Side: string(q.side), Peers: []adjribapi.Peer{}}
 	n := 0
 	var last position
-	for _, rp := range src.RunningPeers() {
-		if q.peer != "" && rp.Ref.Name != q.peer {
+	snap, _ := src.Snapshot(ctx)
+	for _, rp := range runningPeers(snap) {
+		if q.peer != "" && rp.ref.Name != q.peer {
 			continue
 		}
-		resumed := q.after != nil && compareRef(rp.Ref, q.after.ref) == 0
-		if q.after != nil && compareRef(rp.Ref, q.after.ref) < 0 {
+		resumed := q.after != nil && compareRef(rp.ref, q.after.ref) == 0
+		if q.after != nil && compareRef(rp.ref, q.after.ref) < 0 {
 			continue
 		}
-		p := adjribapi.Peer{LocalASN: rp.Ref.Instance.LocalASN, VRF: rp.Ref.Instance.VRF, Name: rp.Ref.Name, Address: rp.Peer.Address.String(),
-			Routes: []adjribapi.Route{}}
-		routes, err := src.AdjRIB(ctx, rp.Ref, q.side)
+		p := adjribapi.Peer{LocalASN: rp.ref.Instance.LocalASN, VRF: rp.ref.Instance.VRF, Name: rp.ref.Name, Address: rp.snap.Peer.Address.String(),
+			State: string(rp.snap.Status.State), Routes: []adjribapi.Route{}}
+		routes, err := src.AdjRIB(ctx, rp.ref, q.side)
 		if err != nil {
 			p.Error = err.Error()
 		}
@@ -56,7 +79,7 @@ func page(ctx context.Context, src Source, node string, q query) adjribapi.Route
 			}
 			p.Routes = append(p.Routes, route(r))
 			n++
-			last = position{ref: rp.Ref, prefix: r.Prefix}
+			last = position{ref: rp.ref, prefix: r.Prefix}
 		}
 		out.Peers = append(out.Peers, p)
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // TestFromTheSpeakers serves a real speaker set (on bgpfake): two instances' peers in
-// order, each peer's export as its Adj-RIB-Out, what a peer sent as its Adj-RIB-In, and
-// nothing advertised once its session leaves Established.
+// order with their session states, each peer's export as its Adj-RIB-Out, what a peer
+// sent as its Adj-RIB-In, and nothing advertised once its session leaves Established.
 func TestFromTheSpeakers(t *testing.T) {
 	ctx := context.Background()
 	f := &bgpfake.Factory{}
@@ -40,7 +40,8 @@ func TestFromTheSpeakers(t *testing.T) {
 
 	_, got, _ := get(t, h, url.Values{"side": {"advertised"}})
 	want := []string{"65001//tor-a 10.244.1.0/24", "65001//tor-a 198.51.100.1/32", "65001//tor-b 10.244.1.0/24", "65001/red/pe 203.0.113.0/24"}
-	if !slices.Equal(flat(got), want) || got.Peers[0].Address != "10.0.0.2" || !slices.Equal(got.Peers[0].Routes[0].Communities, []string{"65001:7"}) {
+	if !slices.Equal(flat(got), want) || got.Peers[0].Address != "10.0.0.2" || got.Peers[0].State != "Established" ||
+		!slices.Equal(got.Peers[0].Routes[0].Communities, []string{"65001:7"}) {
 		t.Errorf("advertised %q (%+v), want %q", flat(got), got.Peers, want)
 	}
 	_, got, _ = get(t, h, url.Values{"side": {"received"}, "peer": {"tor-a"}})
@@ -49,7 +50,7 @@ func TestFromTheSpeakers(t *testing.T) {
 	}
 	f.Router(def).SetState(netip.MustParseAddr("10.0.0.3"), bgp.StateActive, "")
 	_, got, _ = get(t, h, url.Values{"side": {"advertised"}, "peer": {"tor-b"}})
-	if want := []string{"65001//tor-b -"}; !slices.Equal(flat(got), want) {
-		t.Errorf("advertised to a peer whose session is down %q, want %q", flat(got), want)
+	if want := []string{"65001//tor-b -"}; !slices.Equal(flat(got), want) || got.Peers[0].State != "Active" {
+		t.Errorf("advertised to a peer whose session is down %q in state %q, want %q in Active", flat(got), got.Peers[0].State, want)
 	}
 }
