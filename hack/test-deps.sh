@@ -169,20 +169,22 @@ link_etcd() {
 	ln -sf "$etcd" "$ASSETS_DIR/etcd"
 }
 
-# unpack_pmbmpd unpacks Debian's pmacct package into the cache, not onto the machine:
-# the e2e BMP test runs its collector, pmbmpd, and installing the package would
-# enable (and on systemd machines start) pmacct's traffic accounting daemons. Its
-# libraries are in APT_PACKAGES.
-unpack_pmbmpd() {
-	local dir="$CACHE_DIR/pmacct"
-	[ -x "$dir/usr/sbin/pmbmpd" ] && return
+# unpack_deb PACKAGE FILE unpacks a Debian package into the cache, not onto the machine,
+# unless FILE is there already. The e2e BMP test runs pmacct's collector, pmbmpd, and
+# installing pmacct would enable (and on systemd machines start) its traffic
+# accounting daemons; the alert test runs Prometheus's promtool, and installing
+# prometheus would start a Prometheus server. pmacct's libraries are in APT_PACKAGES.
+unpack_deb() {
+	local pkg="$1" file="$2"
+	local dir="$CACHE_DIR/$pkg"
+	[ -x "$dir/$file" ] && return
 	local tmp
 	tmp="$(mktemp -d)"
-	(cd "$tmp" && apt-get download pmacct >&2) || { rm -rf "$tmp"; log "apt-get download pmacct failed"; exit 1; }
+	(cd "$tmp" && apt-get download "$pkg" >&2) || { rm -rf "$tmp"; log "apt-get download $pkg failed"; exit 1; }
 	mkdir -p "$dir"
-	dpkg -x "$tmp"/pmacct_*.deb "$dir"
+	dpkg -x "$tmp/${pkg}"_*.deb "$dir"
 	rm -rf "$tmp"
-	log "pmbmpd unpacked into $dir"
+	log "$file unpacked into $dir"
 }
 
 main() {
@@ -199,7 +201,8 @@ main() {
 		;;
 	*)
 		install_packages
-		unpack_pmbmpd
+		unpack_deb pmacct usr/sbin/pmbmpd
+		unpack_deb prometheus usr/bin/promtool
 		;;
 	esac
 	build_k8s_binaries "${binaries[@]}"

@@ -75,12 +75,12 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	o.client.addFlags(f)
 	f.StringVar(&o.nodeName, "node-name", "", "name of the Node this agent runs on (default $"+envNodeName+", required)")
 	f.StringVar(&o.namespace, "namespace", "", "namespace of the agent's Secrets (default $"+envPodNamespace+", else "+defaultNamespace+")")
-	f.StringVar(&o.metricsAddress, "metrics-bind-address", hostBind("9080"), "address of the Prometheus /metrics endpoint (default $"+envHostIP+":9080, else :9080); 0 disables it")
+	f.StringVar(&o.metricsAddress, "metrics-bind-address", hostBind("9080"), "address of the Prometheus /metrics endpoint and of /bgp/routes, the routes each peer is sent and sent it (default $"+envHostIP+":9080, else :9080); 0 disables both")
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
 	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker, and each apply a checkpoint of the applied state (no secret) the next start restores while the API server is unreachable (only on the same node and boot); created (0700) when missing, and the agent does not start when it cannot write there; empty: every start is a fresh one")
 	o.podNetwork.addFlags(f)
 	f.StringVar(&o.pprofAddress, "pprof-bind-address", "", "address of Go's /debug/pprof endpoints, for profiling the agent (heap, CPU); empty: off. Bind it to localhost: it is not authenticated")
-	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics)")
+	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics and /bgp/routes over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics, or /bgp/routes)")
 	return cmd
 }
 

@@ -38,17 +38,19 @@ var apart = []struct {
 		"the node's BGP and the pod network meet only in the agent's wiring"},
 	{[]string{"internal/podnet/..."}, []string{"internal/agent/..."},
 		"the pod network runs without any BGP configuration: it is wired beside the agent, not on it"},
+	{[]string{"internal/adjribapi"}, []string{"internal/...", "api/..."},
+		"the agent's route answer is plain JSON types: the plugin links them, and with them nothing of the agent"},
 }
 
 // pluginPackages are the module's packages the kubectl plugin may link: the API, the
 // scheme and lease names it shares with the agent (contract), the converter it runs
-// for `kubectl bgp convert`, the text sanitiser, and itself. The computed view of
-// `kubectl bgp routes` and `explain` re-runs the operator's and the agent's pure
-// decisions (render, routerid, nodeinput, intent with the exports index it fills, bgp)
-// until the agent answers for itself (issue 37); nothing else of the agent or the
-// operator is linked.
+// for `kubectl bgp convert`, the text sanitiser, the JSON of the agent's route answer
+// (adjribapi: types only, so the plugin reads the agent without linking it), and
+// itself. `kubectl bgp routes --computed` and `explain` re-run the operator's and the
+// agent's pure decisions (render, routerid, nodeinput, intent with the exports index it fills, bgp); nothing else of
+// the agent or the operator is linked.
 var pluginPackages = []string{
-	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize",
+	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize", "internal/adjribapi",
 	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/exports", "internal/bgp",
 }
 

@@ -29,7 +29,7 @@ func clean() []pkg {
 		pkg{ImportPath: module + "/internal/agent/report", Deps: []string{module + "/internal/speakers", crManager}},
 		pkg{ImportPath: module + "/internal/podnet/controller", Deps: []string{module + "/internal/podnet", module + "/internal/podnet/routes", crManager}},
 		pkg{ImportPath: module + "/internal/operator", Deps: []string{module + "/internal/contract", crManager}},
-		pkg{ImportPath: module + "/cmd/kubectl-bgp", Deps: []string{controllerRuntime + "/pkg/client"}},
+		pkg{ImportPath: module + "/cmd/kubectl-bgp", Deps: []string{controllerRuntime + "/pkg/client", module + "/internal/adjribapi"}},
 	)
 }
 
@@ -74,6 +74,8 @@ func TestCheck(t *testing.T) {
 			"kbgp.io/kbgp/internal/agent/report depends on kbgp.io/kbgp/internal/podnet/controller: the node's BGP and the pod network meet only"},
 		{"the node's BGP on the pod network", plant("internal/agent/nodebgp", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/podnet/routes") }),
 			"kbgp.io/kbgp/internal/agent/nodebgp depends on kbgp.io/kbgp/internal/podnet/routes: the node's BGP and the pod network meet only"},
+		{"the agent's route answer on the speaker model", plant("internal/adjribapi", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/bgp") }),
+			"kbgp.io/kbgp/internal/adjribapi depends on kbgp.io/kbgp/internal/bgp: the agent's route answer is plain JSON types"},
 		{"the pod network on the agent", plant("internal/podnet/controller", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/agent/report") }),
 			"kbgp.io/kbgp/internal/podnet/controller depends on kbgp.io/kbgp/internal/agent/report: the pod network runs without"},
 		{"the operator on a part of the agent", plant("internal/operator", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/agent/nodebgp") }),

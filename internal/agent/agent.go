@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"kbgp.io/kbgp/internal/adjribapi"
+	"kbgp.io/kbgp/internal/agent/adjrib"
 	"kbgp.io/kbgp/internal/agent/nodebgp"
 	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/bgp"
@@ -47,8 +49,10 @@ type Options struct {
 	HealthProbeAddress string
 	// PprofAddress serves Go's /debug/pprof; empty: off.
 	PprofAddress string
-	// MetricsSecure serves metrics over HTTPS (a self-signed certificate) to callers the
-	// API server authenticates (TokenReview) and authorises (SubjectAccessReview).
+	// MetricsSecure serves metrics, and the routes of adjribapi.Path beside them, over
+	// HTTPS (a self-signed certificate) to callers the API server authenticates
+	// (TokenReview) and authorises (SubjectAccessReview: get on the non-resource URL,
+	// /metrics or /bgp/routes).
 	MetricsSecure bool
 	Routers       bgp.RouterFactory
 	Logger        *slog.Logger
@@ -88,6 +92,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	podNet, routers := podNetwork(mgr, o)
 	sessionsChanged := report.NewSignal()
 	set := speakers.New(routers, o.Logger, sessionsChanged.Fire, 0)
+	// The routes each peer is sent and sent it, on the metrics listener behind the
+	// same filter as /metrics (docs/status.md).
+	if err := mgr.AddMetricsServerExtraHandler(adjribapi.Path, adjrib.Handler(set, o.NodeName)); err != nil {
+		return err
+	}
 	restart, err := checkpoint.Open(o.StateDir, o.NodeName, set, metrics.SetCheckpointWriteFailing, o.Logger)
 	if err != nil {
 		return err

@@ -14,7 +14,8 @@ package agent
 // BGPNodeConfig live.
 //
 // With --metrics-secure the metrics endpoint asks the API server who a caller is and
-// whether it may get /metrics (TokenReview, SubjectAccessReview): those grants are not
+// whether it may get /metrics, or /bgp/routes beside it (TokenReview,
+// SubjectAccessReview): those grants are not
 // here but in the config/metrics-secure component, which also sets the flag, so an
 // install without it cannot create reviews.
 //

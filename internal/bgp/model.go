@@ -169,8 +169,9 @@ type LargeCommunity struct {
 	GlobalAdmin, LocalData1, LocalData2 uint32
 }
 
-// ReceivedRoute is a route a router received from one neighbor, as the lab's upstream
-// routers report it.
+// ReceivedRoute is a route in one neighbor's Adj-RIB with the attributes on the wire:
+// what the lab's upstream routers received, or what a speaker sends or was sent
+// (AdjRIBReader).
 type ReceivedRoute struct {
 	Neighbor   netip.Addr
 	Prefix     netip.Prefix

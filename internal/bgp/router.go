@@ -11,6 +11,7 @@ import (
 // peer, how it makes a change reach a peer — is the implementation's business.
 // Implementations are safe for concurrent use.
 type Router interface {
+	AdjRIBReader
 	// AddPeer configures a new peer with its export and starts its session. The export
 	// is in place before the session can come up, so the peer's first UPDATEs carry all
 	// of it (before End-of-RIB).

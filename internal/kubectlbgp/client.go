@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,17 +34,26 @@ func (k *kubeOptions) addFlags(f *pflag.FlagSet) {
 	names.Timeout.BindStringFlag(f, &k.overrides.Timeout)
 }
 
+// restConfig is the cluster and credentials the flags and kubeconfig name.
+func (k *kubeOptions) restConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = k.kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &k.overrides).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
 // reader returns a client that can only get and list: the type makes the plugin's
 // read-only promise checkable by the compiler.
 func (k *kubeOptions) reader() (client.Reader, error) {
 	if k.newReader != nil {
 		return k.newReader()
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = k.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &k.overrides).ClientConfig()
+	cfg, err := k.restConfig()
 	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig: %w", err)
+		return nil, err
 	}
 	scheme, err := contract.NewScheme()
 	if err != nil {

@@ -20,13 +20,17 @@ type serviceNode struct {
 	name  string
 	in    intent.Input
 	notes []string
+	// agent is the node's agent's answer; nil: not asked (--computed).
+	agent *agentView
 }
 
 // explainService answers "which nodes announce this Service, to whom, and why not
-// elsewhere". Every answer comes from intent.Build, the agent's own code: what a node
-// announces is its computed exports; why a node announces nothing is found by asking
-// Build again with one thing changed (the traffic policy set to Cluster), and from the
-// refusals Build reports, so no rule is restated here.
+// elsewhere". When the agents were asked, each node's answer starts with what its
+// agent holds: per peer, whether each address is in the Adj-RIB-Out now
+// (agentServiceLines). The computed answer follows, from intent.Build, the agent's own
+// code: what a node announces is its computed exports; why a node announces nothing is
+// found by asking Build again with one thing changed (the traffic policy set to
+// Cluster), and from the refusals Build reports, so no rule is restated here.
 func explainService(key types.NamespacedName, svc *corev1.Service, nodes []serviceNode) []string {
 	var t text
 	t.line(0, "Service: %s", key)
@@ -49,11 +53,21 @@ func explainService(key types.NamespacedName, svc *corev1.Service, nodes []servi
 		t.line(0, "Node %s:", cell(n.name))
 		res := intent.Build(n.in)
 		announced := serviceRoutes(res, addrs)
+		why := ""
+		if len(announced) == 0 {
+			why = whyNotAnnounced(key, svc, n.in, res)
+		}
+		depth := 1
+		if n.agent != nil {
+			agentServiceLines(&t, key, allAddrs(addrs), n, res, why)
+			t.line(1, "computed (not read from the agent):")
+			depth = 2
+		}
 		for _, r := range announced {
-			t.line(1, "announces %s", r)
+			t.line(depth, "announces %s", r)
 		}
 		if len(announced) == 0 {
-			t.line(1, "announces nothing: %s", whyNotAnnounced(key, svc, n.in, res))
+			t.line(depth, "announces nothing: %s", why)
 		}
 		for _, note := range n.notes {
 			t.line(1, "note: %s", cell(note))
@@ -80,6 +94,11 @@ func serviceAddrs(svc *corev1.Service) map[kbgpv1.ServiceAddressType][]netip.Add
 		add(kbgpv1.ServiceExternalIP, ip)
 	}
 	return out
+}
+
+// allAddrs are the Service's addresses of every kind, in kind order.
+func allAddrs(addrs map[kbgpv1.ServiceAddressType][]netip.Addr) []netip.Addr {
+	return slices.Concat(addrs[kbgpv1.ServiceLoadBalancerIP], addrs[kbgpv1.ServiceClusterIP], addrs[kbgpv1.ServiceExternalIP])
 }
 
 // serviceRoutes lists, per instance and peer, the host routes of addrs the node's peers

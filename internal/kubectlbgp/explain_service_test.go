@@ -53,7 +53,7 @@ func TestExplainService(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.service, func(t *testing.T) {
-			out, _, err := run(t, explainServiceObjects(), "explain", "service", tc.service)
+			out, _, err := run(t, explainServiceObjects(), "explain", "service", tc.service, "--computed")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -95,7 +95,7 @@ func agentLeases(ctx context.Context, r client.Reader, namespace string) (map[st
 
 // runExplainService gathers every node's agent input as kubectl bgp routes does and
 // explains the Service named "namespace/name" on each.
-func runExplainService(ctx context.Context, r client.Reader, name, agentNamespace string) ([]string, error) {
+func runExplainService(ctx context.Context, r client.Reader, name, agentNamespace string, ask func(node string) (agentGet, error)) ([]string, error) {
 	ns, n, ok := strings.Cut(name, "/")
 	if !ok || ns == "" || n == "" {
 		return nil, fmt.Errorf("service %q: want NAMESPACE/NAME", name)
@@ -121,7 +121,17 @@ func runExplainService(ctx context.Context, r client.Reader, name, agentNamespac
 		if err != nil {
 			return nil, err
 		}
-		nodes = append(nodes, serviceNode{name: ncs[i].Name, in: in, notes: notes})
+		sn := serviceNode{name: ncs[i].Name, in: in, notes: notes}
+		if ask != nil && svc != nil {
+			view := agentView{}
+			if get, err := ask(ncs[i].Name); err != nil {
+				view.err = err
+			} else {
+				view = askAgent(ctx, get, allAddrs(serviceAddrs(svc)))
+			}
+			sn.agent = &view
+		}
+		nodes = append(nodes, sn)
 	}
 	return explainService(key, svc, nodes), nil
 }

@@ -1,9 +1,10 @@
 // Package kubectlbgp is the kubectl plugin of kbgp (`kubectl bgp ...`). It reads the
 // kbgp objects with the user's kubeconfig and answers the questions an operator of a
 // BGP cluster asks first: which sessions are up (peers), which nodes are healthy
-// (status), what each peer is sent (routes), and why a node runs what it runs
-// (explain). It only gets and lists; it never writes and never execs into pods, so
-// read-only RBAC is enough. cmd/kubectl-bgp is its wiring.
+// (status), what each peer is sent and sent it (routes, asked of the node's agent
+// through the API server's pod proxy), and why a node runs what it runs (explain). It
+// only gets and lists, and GETs through pods/proxy; it never writes, never execs into
+// pods and never port-forwards. cmd/kubectl-bgp is its wiring.
 package kubectlbgp
 
 import (
@@ -22,7 +23,8 @@ func newRootCommandWith(kube *kubeOptions) *cobra.Command {
 		Short: "Inspect kbgp: BGP sessions, node status and why a node runs its configuration",
 		Long: `kubectl bgp reads the kbgp objects of the current cluster (BGPNodeConfig,
 BGPClusterConfig, BGPNodeConfigOverride, BGPPeerConfig, BGPAdvertisement) and
-summarises them. It only reads; nothing is changed.`,
+summarises them, and asks a node's agent, through the API server's pod proxy,
+which routes each peer is sent and sent it. It only reads; nothing is changed.`,
 		Annotations: map[string]string{
 			// kubectl runs the binary kubectl-bgp; usage lines should read "kubectl bgp".
 			cobra.CommandDisplayNameAnnotation: "kubectl bgp",

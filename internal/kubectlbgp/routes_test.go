@@ -1,6 +1,7 @@
 package kubectlbgp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,11 +70,11 @@ func routesObjects() []client.Object {
 }
 
 func TestRoutesCommand(t *testing.T) {
-	out, _, err := run(t, routesObjects(), "routes", "worker-r", "-o", "wide")
+	out, _, err := run(t, routesObjects(), "routes", "worker-r", "--computed", "-o", "wide")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
+	want := append(slices.Clone(computedCaveats),
 		"NODE       INSTANCE   PEER    PREFIX          SERVICES     COMMUNITIES   LARGE-COMMUNITIES   LOCAL-PREF",
 		"worker-r   65001      rr      100.64.1.1/32   shop/web     65001:300     -                   250",
 		"worker-r   65001      rr      100.64.1.2/32   shop/local   65001:300     -                   250",
@@ -84,16 +85,16 @@ func TestRoutesCommand(t *testing.T) {
 		"worker-r 65001 rr: 2 computed, 1 reported (differs: see kubectl bgp peers and kubectl bgp explain worker-r)",
 		"worker-r 65001 tor-a: 3 computed, 3 reported",
 		"note: Secret kbgp-system/md5 not readable: routes computed as if it existed (see kubectl bgp peers for the session)",
-	}
+	)
 	if got := strings.Split(strings.TrimRight(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("kubectl bgp routes worker-r -o wide:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+		t.Errorf("kubectl bgp routes worker-r --computed -o wide:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
 	}
 }
 
 func TestRoutesCommandWithReadableSecretAndNoNode(t *testing.T) {
 	objs := append(routesObjects(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kbgp-system", Name: "md5"},
 		Data: map[string][]byte{"password": []byte("s3cret")}})
-	out, _, err := run(t, objs, "routes")
+	out, _, err := run(t, objs, "routes", "--computed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestRoutesLeaveOutReservedAddresses(t *testing.T) {
 	objs := append(routesObjects(),
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-s"}, Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "100.64.1.2"}}}},
 		&networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"100.64.1.0/31"}}})
-	out, _, err := run(t, objs, "routes", "worker-r")
+	out, _, err := run(t, objs, "routes", "worker-r", "--computed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,3 +148,9 @@ func (b boundedRouter) BMP(ctx context.Context) ([]bgp.BMPStatus, error) {
 func (b boundedRouter) Stop(ctx context.Context, gracefulRestart bool) error {
 	return b.do("Stop", func() error { return b.router.Stop(ctx, gracefulRestart) })
 }
+
+func (b boundedRouter) AdjRIB(ctx context.Context, peer netip.Addr, side bgp.AdjRIB) ([]bgp.ReceivedRoute, error) {
+	return bounded(b.stuck, b.timeout, fmt.Sprintf("AdjRIB %s %s of instance %s", side, peer, b.key), func() ([]bgp.ReceivedRoute, error) {
+		return b.router.AdjRIB(ctx, peer, side)
+	})
+}

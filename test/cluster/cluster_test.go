@@ -48,6 +48,7 @@ func TestCluster(t *testing.T) {
 	t.Run("DrainShiftsTrafficFirst", func(t *testing.T) { drain(t, c) })
 	t.Run("OperatorLeaderLostDuringBurst", func(t *testing.T) { operatorLeaderLost(t, c) })
 	t.Run("NodeReboot", func(t *testing.T) { nodeReboot(t, c) })
+	t.Run("RoutesThroughPodProxy", func(t *testing.T) { routesThroughPodProxy(t, c) })
 }
 
 func echoPods(t *testing.T, c *kcluster.Cluster) []corev1.Pod {

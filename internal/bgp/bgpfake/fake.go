@@ -84,11 +84,13 @@ type Router struct {
 type peer struct {
 	config bgp.Peer
 	// sent is what the peer is sent.
-	sent  map[netip.Prefix]bgp.PathAttributes
-	state bgp.SessionState
-	since time.Time
-	down  string
-	drops uint64
+	sent map[netip.Prefix]bgp.PathAttributes
+	// received is what the peer sent (SetReceived).
+	received []bgp.ReceivedRoute
+	state    bgp.SessionState
+	since    time.Time
+	down     string
+	drops    uint64
 }
 
 // AddPeer implements bgp.Router; the session is Established at once.

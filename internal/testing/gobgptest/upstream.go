@@ -214,7 +214,7 @@ func (u *Upstream) Received(ctx context.Context) ([]bgp.ReceivedRoute, error) {
 						return
 					}
 					for _, p := range paths {
-						out = append(out, receivedRoute(neighbor, prefix, p))
+						out = append(out, gobgpapi.Route(neighbor, prefix, p))
 					}
 				})
 			if err != nil {
@@ -229,43 +229,6 @@ func (u *Upstream) Received(ctx context.Context) ([]bgp.ReceivedRoute, error) {
 		return bgp.ComparePrefix(a.Prefix, b.Prefix)
 	})
 	return out, nil
-}
-
-// origins names the ORIGIN attribute's values.
-var origins = map[uint8]bgp.Origin{
-	gobgppacket.BGP_ORIGIN_ATTR_TYPE_IGP:        bgp.OriginIGP,
-	gobgppacket.BGP_ORIGIN_ATTR_TYPE_EGP:        bgp.OriginEGP,
-	gobgppacket.BGP_ORIGIN_ATTR_TYPE_INCOMPLETE: bgp.OriginIncomplete,
-}
-
-// receivedRoute reads the attributes kbgp sets, plus next hop, AS path and origin.
-func receivedRoute(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bgp.ReceivedRoute {
-	r := bgp.ReceivedRoute{Neighbor: neighbor, Prefix: prefix}
-	for _, a := range p.Attrs {
-		switch v := a.(type) {
-		case *gobgppacket.PathAttributeOrigin:
-			r.Origin = origins[v.Value]
-		case *gobgppacket.PathAttributeNextHop:
-			r.NextHop = v.Value
-		case *gobgppacket.PathAttributeMpReachNLRI:
-			r.NextHop = v.Nexthop
-		case *gobgppacket.PathAttributeAsPath:
-			for _, seg := range v.Value {
-				r.ASPath = append(r.ASPath, seg.GetAS()...)
-			}
-		case *gobgppacket.PathAttributeCommunities:
-			r.Attributes.Communities = v.Value
-		case *gobgppacket.PathAttributeLargeCommunities:
-			for _, c := range v.Values {
-				r.Attributes.LargeCommunities = append(r.Attributes.LargeCommunities,
-					bgp.LargeCommunity{GlobalAdmin: c.ASN, LocalData1: c.LocalData1, LocalData2: c.LocalData2})
-			}
-		case *gobgppacket.PathAttributeLocalPref:
-			lp := v.Value
-			r.Attributes.LocalPreference = &lp
-		}
-	}
-	return r
 }
 
 // Arrival is what the router read from a neighbor at one moment: the session reaching
