@@ -284,6 +284,11 @@ type BGPNodePeerStatus struct {
 	// +optional
 	PeeringState PeeringState `json:"peeringState,omitempty"`
 
+	// MeshRole is what a mesh peer (another node) is to this node; empty for the
+	// instance's own peers.
+	// +optional
+	MeshRole BGPMeshRole `json:"meshRole,omitempty"`
+
 	// Reason says, in one CamelCase word, why the session is held down when kbgp holds
 	// it down, e.g. MaxPrefixExceeded; empty otherwise.
 	// +optional
