@@ -60,7 +60,7 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 	c := []string{
 		cell(node),
 		strconv.FormatInt(asn, 10),
-		cell(p.Name)+meshMarker(p.MeshRole),
+		cell(p.Name) + meshMarker(p.MeshRole),
 		cell(p.PeerAddress),
 		orDash(cell(p.VRF)),
 		orDash(cell(peerState(p))),
