@@ -71,7 +71,7 @@ func startMeshLab(t *testing.T, n, labelled, reflectors int, gr *kbgpv1.BGPGrace
 		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{meshLabel: "in"}},
 		BGPInstances: []kbgpv1.BGPInstance{{
 			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001, RouterID: "${NODE_IP}", LocalPort: ptr.To[int32](179)},
-			Mesh: &kbgpv1.BGPMesh{Enabled: true, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: meshLabel}, RouteReflectors: rr},
+			Mesh:                &kbgpv1.BGPMesh{Enabled: true, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: meshLabel}, RouteReflectors: rr},
 		}},
 	}}
 	create(t, pc, ad, cc)
