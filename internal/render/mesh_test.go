@@ -177,3 +177,14 @@ func TestMeshPeerNames(t *testing.T) {
 		t.Errorf("two long names share the peer name %s", a)
 	}
 }
+
+func TestMissingPeerConfigsIncludeTheMesh(t *testing.T) {
+	cc := meshConfig(nil, peer("tor", "10.9.9.9", 65002, "tor"))
+	if diff := cmp.Diff([]string{"mesh"}, MissingPeerConfigs(cc, map[string]bool{"tor": true})); diff != "" {
+		t.Errorf("missing (-want +got):\n%s", diff)
+	}
+	cc.Spec.BGPInstances[0].Mesh.Enabled = false
+	if got := MissingPeerConfigs(cc, map[string]bool{"tor": true}); len(got) != 0 {
+		t.Errorf("a disabled mesh's peer config reported missing: %v", got)
+	}
+}
