@@ -122,9 +122,12 @@ func runMeshConvergence(t *testing.T, n int) {
 			Mesh:                &kbgpv1.BGPMesh{Enabled: true, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: "mesh"}},
 		}},
 	}})
-	var done int
+	var done, slowLists int
 	for deadline := start.Add(15 * time.Minute); ; time.Sleep(time.Second) {
-		done = convergedNodes(ctx, t, c, n)
+		var err error
+		if done, err = convergedNodes(ctx, c, n); err != nil {
+			slowLists++ // an API server busy with n agents' status writes times a list out
+		}
 		if done == n {
 			break
 		}
@@ -138,16 +141,16 @@ func runMeshConvergence(t *testing.T, n int) {
 	runtime.ReadMemStats(&ms)
 	rss := rssBytes()
 	heap := ms.HeapInuse - ms0.HeapInuse
-	t.Logf("MESH nodes=%d sessions=%d: converged in %s; heap +%d MiB (%d KiB a node), RSS +%d MiB (%d KiB a node), %d goroutines",
-		n, n*(n-1)/2, took.Round(100*time.Millisecond), heap>>20, heap/uint64(n)>>10, (rss-rss0)>>20, (rss-rss0)/uint64(n)>>10, runtime.NumGoroutine())
+	t.Logf("MESH nodes=%d sessions=%d: converged in %s; heap +%d MiB (%d KiB a node), RSS +%d MiB (%d KiB a node), %d goroutines; %d status lists failed",
+		n, n*(n-1)/2, took.Round(100*time.Millisecond), heap>>20, heap/uint64(n)>>10, (rss-rss0)>>20, (rss-rss0)/uint64(n)>>10, runtime.NumGoroutine(), slowLists)
 }
 
 // convergedNodes counts the nodes whose status has n-1 Established mesh sessions,
 // each having received one route.
-func convergedNodes(ctx context.Context, t *testing.T, c client.Client, n int) int {
+func convergedNodes(ctx context.Context, c client.Client, n int) (int, error) {
 	var list kbgpv1.BGPNodeConfigList
 	if err := c.List(ctx, &list); err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	done := 0
 	for _, nc := range list.Items {
@@ -163,7 +166,7 @@ func convergedNodes(ctx context.Context, t *testing.T, c client.Client, n int) i
 			done++
 		}
 	}
-	return done
+	return done, nil
 }
 
 // rssBytes is the process's resident set size from /proc/self/status.
