@@ -18,6 +18,7 @@ type BGPClusterConfigSpec struct {
 }
 
 // BGPInstance is one BGP speaker with its peers.
+// +kubebuilder:validation:XValidation:rule="!has(self.mesh) || !self.mesh.enabled || has(self.localPort)",message="mesh: the instance must listen (set localPort), since the nodes dial each other"
 type BGPInstance struct {
 	BGPInstanceSettings `json:",inline"`
 
@@ -28,6 +29,11 @@ type BGPInstance struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
 	Peers []BGPPeer `json:"peers,omitempty"`
+
+	// Mesh makes the selected nodes peer with each other (or with route reflectors
+	// among them) in this instance. See docs/mesh.md.
+	// +optional
+	Mesh *BGPMesh `json:"mesh,omitempty"`
 }
 
 // BGPInstanceSettings are the per-instance fields shared by the cluster config and the

@@ -25,12 +25,21 @@ type BGPNodeInstance struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
 	Peers []BGPNodePeer `json:"peers,omitempty"`
+
+	// Mesh is the instance's part of the cluster config's mesh: the other nodes this
+	// node peers with. See docs/mesh.md.
+	// +optional
+	Mesh *BGPNodeMesh `json:"mesh,omitempty"`
 }
 
 // BGPNodePeer is a peer of a node's instance.
 type BGPNodePeer struct {
 	BGPPeer           `json:",inline"`
 	PeerLocalEndpoint `json:",inline"`
+
+	// Mesh is set on the peers AllPeers makes of the instance's mesh peers; it is
+	// never stored.
+	Mesh *BGPMeshPeer `json:"-"`
 }
 
 // BGPNodeConfigStatus is what the agent on the node reports.
@@ -181,10 +190,10 @@ type BGPNodeInstanceStatus struct {
 	// +optional
 	RouterIDResolvedFrom *RouterIDConfiguration `json:"routerIDResolvedFrom,omitempty"`
 
-	// Peers reports each configured peer.
+	// Peers reports each configured peer, the mesh's included.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=288
 	Peers []BGPNodePeerStatus `json:"peers,omitempty"`
 
 	// BMPCollectors reports each speaker's connection to each BMP collector.
@@ -274,6 +283,11 @@ type BGPNodePeerStatus struct {
 	// PeeringState is the session's state.
 	// +optional
 	PeeringState PeeringState `json:"peeringState,omitempty"`
+
+	// MeshRole is what a mesh peer (another node) is to this node; empty for the
+	// instance's own peers.
+	// +optional
+	MeshRole BGPMeshRole `json:"meshRole,omitempty"`
 
 	// Reason says, in one CamelCase word, why the session is held down when kbgp holds
 	// it down, e.g. MaxPrefixExceeded; empty otherwise.

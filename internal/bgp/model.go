@@ -108,6 +108,13 @@ type Peer struct {
 	// BFD runs beside the session; it is not negotiated in BGP, so a change of it
 	// applies to the running session.
 	BFD BFD
+	// Passive: the speaker never dials the peer and waits for it to connect (a mesh
+	// pair of nodes has one session: one side dials).
+	Passive bool
+	// RouteReflectorClient: the speaker reflects routes to and from the peer (RFC
+	// 4456) with the cluster ID RouteReflectorClusterID.
+	RouteReflectorClient    bool
+	RouteReflectorClusterID netip.Addr
 	// ImportPodRoutes are the families whose received routes the speaker reports to
 	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
 	// applies to the running session. The speaker itself never imports a route.

@@ -118,7 +118,7 @@ type instanceBuilder struct {
 }
 
 func (b instanceBuilder) build() {
-	for _, np := range b.inst.Peers {
+	for _, np := range b.inst.AllPeers() {
 		if _, missing := b.in.MissingVRFs[np.VRF]; missing && np.VRF != "" {
 			b.out.Failed = append(b.out.Failed, missingVRF(np.VRF))
 			continue

@@ -98,6 +98,12 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 		}
 	}
 	p.BFD = bfd(spec.BFD)
+	if m := np.Mesh; m != nil {
+		p.Passive = m.Passive
+		if id, err := netip.ParseAddr(meshClusterID(inst)); err == nil && m.Role == kbgpv1.MeshRoleClient {
+			p.RouteReflectorClient, p.RouteReflectorClusterID = true, id
+		}
+	}
 	if spec.AuthSecretRef != nil {
 		pw, problem := password(in, *spec.AuthSecretRef)
 		if problem != nil {
@@ -170,3 +176,12 @@ func password(in Input, secretName string) (bgp.Password, *kbgpv1.FailedResource
 }
 
 func seconds(s int32) time.Duration { return time.Duration(s) * time.Second }
+
+// meshClusterID is the route reflector cluster ID of the instance's mesh, "" when the
+// node reflects for no one.
+func meshClusterID(inst kbgpv1.BGPNodeInstance) string {
+	if inst.Mesh == nil {
+		return ""
+	}
+	return inst.Mesh.ClusterID
+}

@@ -22,7 +22,7 @@ func vrfListens(inst kbgpv1.BGPNodeInstance, vrf string) bool {
 	if vrf == "" {
 		return true
 	}
-	for _, p := range inst.Peers {
+	for _, p := range inst.AllPeers() {
 		if p.VRF == "" {
 			return false
 		}

@@ -1,6 +1,7 @@
 package kubectlbgp
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,7 +41,37 @@ func explainInstances(t *text, in explainInput, winner *kbgpv1.BGPClusterConfig,
 			t.line(2, "peer %s: %s", p.Name, strings.Join(peerFields(p), ", "))
 			explainPeerConfig(t, 3, p.PeerConfigRef, peerConfigs, in.Advertisements)
 		}
+		if m := winner.Spec.BGPInstances[i].Mesh; m != nil && m.Enabled {
+			t.line(2, "mesh: %s", meshSummary(m, in.NodeConfig, inst.LocalASN))
+			explainPeerConfig(t, 3, m.PeerConfigRef, peerConfigs, in.Advertisements)
+		}
 	}
+}
+
+// meshSummary describes an instance's mesh and counts the mesh peers the stored node
+// config has (the other nodes, which explain does not list: kubectl bgp peers does).
+func meshSummary(m *kbgpv1.BGPMesh, stored *kbgpv1.BGPNodeConfig, asn int64) string {
+	kind := "full mesh of the cluster config's nodes"
+	if rr := m.RouteReflectors; rr != nil {
+		sel, _ := json.Marshal(rr.NodeSelector)
+		kind = fmt.Sprintf("route reflectors %s, cluster ID %s", sel, rr.ClusterID)
+	}
+	if stored == nil {
+		return kind
+	}
+	for _, inst := range stored.Spec.BGPInstances {
+		if inst.LocalASN == asn && inst.Mesh != nil {
+			role := "a client"
+			if inst.Mesh.ClusterID != "" {
+				role = "a reflector"
+			}
+			if m.RouteReflectors == nil {
+				return fmt.Sprintf("%s; %d mesh peers rendered", kind, len(inst.Mesh.Peers))
+			}
+			return fmt.Sprintf("%s; this node is %s, %d mesh peers rendered", kind, role, len(inst.Mesh.Peers))
+		}
+	}
+	return kind + "; no mesh peers rendered yet"
 }
 
 // overriddenInstance is the override's entry for asn, nil when it has none.

@@ -202,3 +202,24 @@ func TestExplainSanitised(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainMesh(t *testing.T) {
+	in := twoConfigsWithOverride()
+	for i := range in.ClusterConfigs {
+		for j := range in.ClusterConfigs[i].Spec.BGPInstances {
+			in.ClusterConfigs[i].Spec.BGPInstances[j].Mesh = &kbgpv1.BGPMesh{Enabled: true, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: "mesh"},
+				RouteReflectors: &kbgpv1.BGPRouteReflectors{ClusterID: "10.0.0.1", NodeSelector: kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"rr": "yes"}}}}
+		}
+	}
+	out := strings.Join(explain(in), "\n")
+	for _, want := range []string{`mesh: route reflectors {"matchLabels":{"rr":"yes"}}, cluster ID 10.0.0.1`, "peerConfigRef: mesh NOT FOUND"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain does not say %q:\n%s", want, out)
+		}
+	}
+	in.NodeConfig.Spec.BGPInstances = []kbgpv1.BGPNodeInstance{{BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65001},
+		Mesh: &kbgpv1.BGPNodeMesh{ClusterID: "10.0.0.1", Peers: []kbgpv1.BGPMeshPeer{{Name: "mesh-a-v4"}, {Name: "mesh-b-v4"}}}}}
+	if out := strings.Join(explain(in), "\n"); !strings.Contains(out, "this node is a reflector, 2 mesh peers rendered") {
+		t.Errorf("explain does not count the rendered mesh peers:\n%s", out)
+	}
+}

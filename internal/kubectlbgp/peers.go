@@ -60,7 +60,7 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 	c := []string{
 		cell(node),
 		strconv.FormatInt(asn, 10),
-		cell(p.Name),
+		cell(p.Name) + meshMarker(p.MeshRole),
 		cell(p.PeerAddress),
 		orDash(cell(p.VRF)),
 		orDash(cell(peerState(p))),
@@ -73,6 +73,21 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers), orDash(string(p.BFDState)))
 	}
 	return c
+}
+
+// meshMarker marks a session with another node of the mesh by what that node is to
+// this one: "(mesh)" in a full mesh or between reflectors, "(reflector)" to a route
+// reflector, "(rr-client)" to a reflector's client.
+func meshMarker(role kbgpv1.BGPMeshRole) string {
+	switch role {
+	case kbgpv1.MeshRolePeer:
+		return " (mesh)"
+	case kbgpv1.MeshRoleReflector:
+		return " (reflector)"
+	case kbgpv1.MeshRoleClient:
+		return " (rr-client)"
+	}
+	return ""
 }
 
 // peerState is the session state, with the reason when kbgp holds the session down,

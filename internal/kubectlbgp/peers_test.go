@@ -91,3 +91,22 @@ func TestPeerStateNamesWhyItIsHeldDown(t *testing.T) {
 		t.Errorf("state cell without a reason %q", got)
 	}
 }
+
+func TestPeerRowsMarkMeshSessions(t *testing.T) {
+	peers := []kbgpv1.BGPNodePeerStatus{
+		sessionStatus("tor-a", "10.1.1.1", "", kbgpv1.PeeringStateEstablished, time.Hour),
+		sessionStatus("mesh-n2-v4", "10.1.0.2", "", kbgpv1.PeeringStateEstablished, time.Hour),
+		sessionStatus("mesh-r1-v4", "10.1.0.11", "", kbgpv1.PeeringStateEstablished, time.Hour),
+		sessionStatus("mesh-n3-v4", "10.1.0.3", "", kbgpv1.PeeringStateEstablished, time.Hour),
+	}
+	peers[1].MeshRole, peers[2].MeshRole, peers[3].MeshRole = kbgpv1.MeshRolePeer, kbgpv1.MeshRoleReflector, kbgpv1.MeshRoleClient
+	ncs := []kbgpv1.BGPNodeConfig{nodeConfigWithStatus("n1", kbgpv1.BGPNodeConfigStatus{BGPInstances: []kbgpv1.BGPNodeInstanceStatus{{LocalASN: 65001, Peers: peers}}})}
+	var got []string
+	for _, r := range peerRows(ncs, now, false) {
+		got = append(got, r[2])
+	}
+	want := []string{"mesh-n2-v4 (mesh)", "mesh-n3-v4 (rr-client)", "mesh-r1-v4 (reflector)", "tor-a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("peer cells (-want +got):\n%s", diff)
+	}
+}

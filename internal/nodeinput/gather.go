@@ -126,7 +126,7 @@ func ForNode(ctx context.Context, src Sources, cluster Cluster, nc *kbgpv1.BGPNo
 func referencedPeerConfigs(nc *kbgpv1.BGPNodeConfig) []string {
 	set := map[string]bool{}
 	for _, inst := range nc.Spec.BGPInstances {
-		for _, p := range inst.Peers {
+		for _, p := range inst.AllPeers() {
 			if p.PeerConfigRef != nil {
 				set[p.PeerConfigRef.Name] = true
 			}

@@ -88,7 +88,7 @@ func (r *ClusterConfigReconciler) observe(ctx context.Context, cc *kbgpv1.BGPClu
 	if err := r.Client.List(ctx, &configs); err != nil {
 		return facts, fmt.Errorf("list cluster configs: %w", err)
 	}
-	nodes, err := listNodeMetadata(ctx, r.Client)
+	nodes, err := listNodes(ctx, r.Client)
 	if err != nil {
 		return facts, err
 	}
@@ -156,7 +156,7 @@ func (r *ClusterConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clusterconfig").
 		Watches(&kbgpv1.BGPClusterConfig{}, all, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesMetadata(&corev1.Node{}, all, builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&corev1.Node{}, all, builder.WithPredicates(nodeMembershipChanged)).
 		Watches(&kbgpv1.BGPNodeConfig{}, handler.EnqueueRequestsFromMapFunc(clusterConfigOfNodeConfig), builder.WithPredicates(resolvedRouterIDsChanged)).
 		// A peer config's existence matters (MissingPeerConfigs), not its content.
 		WatchesMetadata(&kbgpv1.BGPPeerConfig{}, all, builder.WithPredicates(predicate.Funcs{

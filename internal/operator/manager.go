@@ -7,6 +7,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -61,7 +62,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		RenewDeadline:                 nonZero(o.RenewDeadline),
 		RetryPeriod:                   nonZero(o.RetryPeriod),
 		Controller:                    config.Controller{SkipNameValidation: &o.InProcessReplica},
-		Cache:                         leaseCache(o.AgentNamespace),
+		Cache:                         operatorCache(o.AgentNamespace),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -92,14 +93,14 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// leaseCache watches Leases only where the agents renew theirs.
-func leaseCache(agentNamespace string) cache.Options {
-	if agentNamespace == "" {
-		return cache.Options{}
+// operatorCache keeps of Nodes what the operator reads (stripNode) and watches Leases
+// only where the agents renew theirs.
+func operatorCache(agentNamespace string) cache.Options {
+	byObject := map[client.Object]cache.ByObject{&corev1.Node{}: {Transform: stripNode}}
+	if agentNamespace != "" {
+		byObject[&coordinationv1.Lease{}] = cache.ByObject{Namespaces: map[string]cache.Config{agentNamespace: {}}}
 	}
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{agentNamespace: {}}},
-	}}
+	return cache.Options{ByObject: byObject}
 }
 
 // nonZero turns a zero duration into nil so the manager applies its default.

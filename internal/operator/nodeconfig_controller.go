@@ -45,7 +45,7 @@ type NodeConfigReconciler struct {
 
 // Reconcile renders one node's config and writes it only if it differs.
 func (r *NodeConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	node := newNodeMetadata()
+	node := &corev1.Node{}
 	if err := r.Client.Get(ctx, req.NamespacedName, node); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, r.deleteNodeConfig(ctx, req.Name)
@@ -75,12 +75,44 @@ func (r *NodeConfigReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	}
 	applied, ignored := render.PickOverride(overrides.Items)
 	desired, unmatched := render.NodeConfig(winner, render.Node{Name: node.Name, UID: node.UID}, applied)
+	if err := r.renderMesh(ctx, desired, winner, selectors, node); err != nil {
+		return reconcile.Result{}, err
+	}
 
 	current, err := r.applySpec(ctx, desired)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{}, r.applyFailedOverrides(ctx, current, kbgpv1.NormalizeFailedResources(append(ignored, unmatched...), kbgpv1.MaxOperatorFailedResources))
+}
+
+// renderMesh adds the mesh peers when an instance of the winner has a mesh: the other
+// nodes the winner wins, from the cache.
+func (r *NodeConfigReconciler) renderMesh(ctx context.Context, nc *kbgpv1.BGPNodeConfig, cc *kbgpv1.BGPClusterConfig, selectors []render.ClusterConfigSelector, node *corev1.Node) error {
+	if !hasMesh(cc) {
+		return nil
+	}
+	nodes, err := listNodes(ctx, r.Client)
+	if err != nil {
+		return err
+	}
+	all := make([]render.MeshNode, 0, len(nodes))
+	for i := range nodes {
+		if nodes[i].DeletionTimestamp == nil {
+			all = append(all, meshNode(&nodes[i]))
+		}
+	}
+	return render.WithMesh(nc, cc, meshNode(node), render.MeshMembers(cc, selectors, all))
+}
+
+// hasMesh reports whether an instance of cc has its mesh enabled.
+func hasMesh(cc *kbgpv1.BGPClusterConfig) bool {
+	for _, inst := range cc.Spec.BGPInstances {
+		if inst.Mesh != nil && inst.Mesh.Enabled {
+			return true
+		}
+	}
+	return false
 }
 
 // applySpec creates or updates the node config so that its spec, cluster-config label
@@ -166,7 +198,7 @@ func (r *NodeConfigReconciler) deleteNodeConfig(ctx context.Context, name string
 }
 
 // SetupWithManager registers the node config controller: a node is rendered when it is
-// created, deleted or relabelled, when its node config is edited by someone else, and
+// created, deleted, relabelled or readdressed, when a node of its mesh is, when its node config is edited by someone else, and
 // when a cluster config or override that can apply to it changes.
 func (r *NodeConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kbgpv1.BGPNodeConfigOverride{}, overrideNodeRefIndex, indexOverrideNodeRef); err != nil {
@@ -175,7 +207,8 @@ func (r *NodeConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeconfig").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		For(&corev1.Node{}, builder.OnlyMetadata, builder.WithPredicates(nodeMembershipChanged)).
+		For(&corev1.Node{}, builder.WithPredicates(nodeMembershipChanged)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(meshNeighbours(r.Client)), builder.WithPredicates(nodeMembershipChanged)).
 		Watches(&kbgpv1.BGPNodeConfig{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(nodeConfigWritten)).
 		Watches(&kbgpv1.BGPClusterConfig{}, handler.EnqueueRequestsFromMapFunc(nodesOfClusterConfig(r.Client)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&kbgpv1.BGPNodeConfigOverride{}, overrideNodes, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -189,12 +222,61 @@ func indexOverrideNodeRef(obj client.Object) []string {
 	return []string{obj.(*kbgpv1.BGPNodeConfigOverride).Spec.NodeRef}
 }
 
-// nodeMembershipChanged passes node creations, deletions and label changes: the only
-// node events that can change which cluster config a node runs. Heartbeat and status
-// updates are dropped before they reach a workqueue.
+// nodeMembershipChanged passes node creations, deletions, label and InternalIP
+// changes: the only node events that can change which cluster config a node runs or
+// its mesh peers. Heartbeat and other status updates are dropped before they reach a
+// workqueue.
 var nodeMembershipChanged = predicate.Or(predicate.LabelChangedPredicate{}, predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool { return e.ObjectOld.GetUID() != e.ObjectNew.GetUID() },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld.GetUID() != e.ObjectNew.GetUID() {
+			return true
+		}
+		o, okOld := e.ObjectOld.(*corev1.Node)
+		n, okNew := e.ObjectNew.(*corev1.Node)
+		return okOld && okNew && !sameInternalIPs(o, n)
+	},
 })
+
+// meshNeighbours maps a node event to the other nodes of the meshes the node is (or
+// was: the map runs on the old and the new object) in, the nodes a meshed cluster
+// config that selects it selects too. Their mesh peers gain, lose or readdress this
+// node; nodes of other cluster configs are not touched.
+func meshNeighbours(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var configs kbgpv1.BGPClusterConfigList
+		if err := c.List(ctx, &configs); err != nil {
+			log.FromContext(ctx).Error(err, "list cluster configs for a node's mesh", "node", obj.GetName())
+			return nil
+		}
+		var meshed []kbgpv1.BGPClusterConfig
+		for _, cc := range configs.Items {
+			if hasMesh(&cc) {
+				meshed = append(meshed, cc)
+			}
+		}
+		if len(meshed) == 0 {
+			return nil
+		}
+		nodes, err := listNodes(ctx, c)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "list nodes for a node's mesh", "node", obj.GetName())
+			return nil
+		}
+		selectors, _ := render.ParseSelectors(meshed)
+		keys := map[string]bool{}
+		for _, s := range selectors {
+			if !s.Selects(obj.GetLabels()) {
+				continue
+			}
+			for _, n := range nodes {
+				if n.Name != obj.GetName() && s.Selects(n.Labels) {
+					keys[n.Name] = true
+				}
+			}
+		}
+		return requestsFor(keys)
+	}
+}
 
 // nodeConfigWritten passes node config changes the operator must correct: spec,
 // labels, owner references, deletion. The agent's status writes are dropped.
@@ -223,7 +305,7 @@ func nodesOfClusterConfig(c client.Reader) handler.MapFunc {
 			keys[nc.Name] = true
 		}
 		selectors, _ := render.ParseSelectors([]kbgpv1.BGPClusterConfig{*cc})
-		nodes, err := listNodeMetadata(ctx, c)
+		nodes, err := listNodes(ctx, c)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "list nodes for cluster config", "clusterConfig", cc.Name)
 		}

@@ -3,31 +3,70 @@ package operator
 import (
 	"context"
 	"fmt"
+	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"kbgp.io/kbgp/internal/render"
 )
 
-// The operator caches Node metadata only (name, uid, labels): it never needs a node's
-// spec or status, and 5,000 full Node objects with their status churn would cost memory
-// and events for nothing.
+// The operator caches of each Node only what it reads: identity, labels and the
+// InternalIP addresses (the mesh peers with them). Spec, the rest of the status,
+// annotations and managedFields go in the informer's transform: 5,000 full Node objects
+// would cost memory for nothing.
 
-func newNodeMetadata() *metav1.PartialObjectMetadata {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Node"))
-	return m
+// stripNode is the Nodes' cache transform.
+func stripNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, Labels: n.Labels,
+		CreationTimestamp: n.CreationTimestamp, DeletionTimestamp: n.DeletionTimestamp,
+	}}
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			out.Status.Addresses = append(out.Status.Addresses, a)
+		}
+	}
+	return out, nil
 }
 
-func listNodeMetadata(ctx context.Context, c client.Reader) ([]metav1.PartialObjectMetadata, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := c.List(ctx, list); err != nil {
+func listNodes(ctx context.Context, c client.Reader) ([]corev1.Node, error) {
+	var list corev1.NodeList
+	if err := c.List(ctx, &list); err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	return list.Items, nil
+}
+
+// internalIPs are a node's InternalIP addresses in the order the node reports them.
+func internalIPs(n *corev1.Node) []netip.Addr {
+	var out []netip.Addr
+	for _, a := range n.Status.Addresses {
+		if a.Type != corev1.NodeInternalIP {
+			continue
+		}
+		if ip, err := netip.ParseAddr(a.Address); err == nil {
+			out = append(out, ip.Unmap())
+		}
+	}
+	return out
+}
+
+func meshNode(n *corev1.Node) render.MeshNode {
+	return render.MeshNode{Name: n.Name, Labels: n.Labels, InternalIPs: internalIPs(n)}
+}
+
+// sameInternalIPs reports whether two versions of a node have the same InternalIPs.
+func sameInternalIPs(a, b *corev1.Node) bool {
+	return slices.Equal(internalIPs(a), internalIPs(b))
 }
 
 // requestsFor are the requests of cluster-scoped objects by name.

@@ -33,14 +33,21 @@ type ClusterConfigFacts struct {
 	OverriddenPolicies map[string]string
 }
 
-// MissingPeerConfigs lists the peerConfigRef names of cc that are not in existing.
+// MissingPeerConfigs lists the peerConfigRef names of cc (its peers' and its enabled
+// meshes') that are not in existing.
 func MissingPeerConfigs(cc *kbgpv1.BGPClusterConfig, existing map[string]bool) []string {
 	var missing []string
+	note := func(ref *kbgpv1.PeerConfigReference) {
+		if ref != nil && !existing[ref.Name] && !slices.Contains(missing, ref.Name) {
+			missing = append(missing, ref.Name)
+		}
+	}
 	for _, inst := range cc.Spec.BGPInstances {
 		for _, p := range inst.Peers {
-			if p.PeerConfigRef != nil && !existing[p.PeerConfigRef.Name] && !slices.Contains(missing, p.PeerConfigRef.Name) {
-				missing = append(missing, p.PeerConfigRef.Name)
-			}
+			note(p.PeerConfigRef)
+		}
+		if inst.Mesh != nil && inst.Mesh.Enabled {
+			note(inst.Mesh.PeerConfigRef)
 		}
 	}
 	slices.Sort(missing)

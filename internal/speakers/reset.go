@@ -38,6 +38,10 @@ func sessionResetReason(old, new bgp.Peer) string {
 		return "TCP MD5 password changed"
 	case old.BindDevice != new.BindDevice:
 		return "VRF changed"
+	case old.Passive != new.Passive:
+		return "passive mode changed"
+	case old.RouteReflectorClient != new.RouteReflectorClient || old.RouteReflectorClusterID != new.RouteReflectorClusterID:
+		return "route reflector client changed"
 	}
 	return ""
 }

@@ -101,6 +101,10 @@ func TestPeerChanges(t *testing.T) {
 		{"families", func(p *bgp.Peer) { p.Families = append(p.Families, bgp.FamilyIPv6Unicast) }, true},
 		{"MD5 password", func(p *bgp.Peer) { p.Password = "new" }, true},
 		{"bound device", func(p *bgp.Peer) { p.BindDevice = "red" }, true},
+		{"passive", func(p *bgp.Peer) { p.Passive = true }, true},
+		{"route reflector client", func(p *bgp.Peer) {
+			p.RouteReflectorClient, p.RouteReflectorClusterID = true, netip.MustParseAddr("10.0.0.1")
+		}, true},
 	} {
 		t.Run(tc.change, func(t *testing.T) {
 			set, f := newFakeSet()

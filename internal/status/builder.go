@@ -89,7 +89,7 @@ func instanceStatus(in Input, inst kbgpv1.BGPNodeInstance) kbgpv1.BGPNodeInstanc
 		st.RouterIDResolutionTime = &at
 		st.RouterIDResolvedFrom = &kbgpv1.RouterIDConfiguration{RouterID: l.Config.RouterID, RouterIDPool: l.Config.RouterIDPool}
 	}
-	for _, p := range inst.Peers {
+	for _, p := range inst.AllPeers() {
 		st.Peers = append(st.Peers, peerStatus(in, inst, p))
 	}
 	st.BMPCollectors = bmpStatus(in, uint32(inst.LocalASN))
@@ -125,6 +125,9 @@ func bmpStatus(in Input, asn uint32) []kbgpv1.BMPCollectorStatus {
 func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {
 	out := kbgpv1.BGPNodePeerStatus{
 		Name: p.Name, PeerAddress: p.PeerAddress, VRF: p.VRF, PeerASN: p.PeerASN, PeeringState: kbgpv1.PeeringStateIdle,
+	}
+	if p.Mesh != nil {
+		out.MeshRole = p.Mesh.Role
 	}
 	key := bgp.InstanceKey{LocalASN: uint32(inst.LocalASN), VRF: p.VRF}
 	snap, ok := in.Snapshot[key].Peers[p.Name]

@@ -35,6 +35,8 @@ var validObjects = []struct {
 	{"routerIDPool /8", clusterConfig, clusterInstance("routerIDPool: 10.0.0.0/8")},
 	{"ASN bounds", clusterConfig, `{bgpInstances: [{localASN: 1, peers: [{name: a, peerAddress: 10.1.1.1, peerASN: 4294967295}]}, {localASN: 4294967295}]}`},
 	{"selector expressions", clusterConfig, clusterSelector("matchExpressions:\n- {key: kubernetes.io/os, operator: In, values: [linux]}\n- {key: node-role.kubernetes.io/control-plane, operator: DoesNotExist}")},
+	{"mesh with reflectors", clusterConfig, clusterInstance("localPort: 179\nmesh: {enabled: true, peerConfigRef: {name: mesh}, routeReflectors: {nodeSelector: {matchLabels: {rr: \"true\"}}, clusterID: 10.0.0.1}}")},
+	{"mesh off without localPort", clusterConfig, clusterInstance("mesh: {enabled: false}")},
 	{"fast timers", peerConfig, `{timers: {holdTimeSeconds: 3, keepAliveTimeSeconds: 1, connectRetryTimeSeconds: 1}}`},
 	{"equal hold and keepalive", peerConfig, `{timers: {holdTimeSeconds: 30, keepAliveTimeSeconds: 30}}`},
 	{"restart time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 4095}}`},

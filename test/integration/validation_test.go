@@ -63,6 +63,10 @@ var invalidObjects = []invalidCase{
 	{"vrf with a slash", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, vrf: red/blue}`), "spec.bgpInstances[0].peers[0].vrf", "vrf must be a Linux interface name"},
 	{"peerConfigRef not a name", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, peerASN: 65002, peerConfigRef: {name: "Rack 1"}}`), "spec.bgpInstances[0].peers[0].peerConfigRef.name", "peerConfigRef.name must be a DNS subdomain name"},
 
+	// Mesh.
+	{"mesh without localPort", clusterConfig, clusterInstance("mesh: {enabled: true}"), "spec.bgpInstances[0]", "the instance must listen (set localPort)"},
+	{"mesh cluster ID IPv6", clusterConfig, clusterInstance("localPort: 179\nmesh: {enabled: true, routeReflectors: {nodeSelector: {}, clusterID: \"2001:db8::1\"}}"), "spec.bgpInstances[0].mesh.routeReflectors.clusterID", "clusterID must be an IPv4 address"},
+
 	// Router IDs, including the security cases of docs/router-id.md.
 	{"routerID IPv6", clusterConfig, clusterRouterID("2001:db8::1"), "spec.bgpInstances[0].routerID", "routerID must be an IPv4 address, not IPv6"},
 	{"routerID loopback", clusterConfig, clusterRouterID("127.0.0.1"), "spec.bgpInstances[0].routerID", msgRouterIDUse},

@@ -18,7 +18,7 @@ func peerSamples(nc *kbgpv1.BGPNodeConfig, snap map[bgp.InstanceKey]speakers.Ins
 	var out []metrics.PeerSample
 	if nc != nil {
 		for _, inst := range nc.Spec.BGPInstances {
-			for _, p := range inst.Peers {
+			for _, p := range inst.AllPeers() {
 				key := bgp.InstanceKey{LocalASN: uint32(inst.LocalASN), VRF: p.VRF}
 				if _, running := snap[key].Peers[p.Name]; !running {
 					out = append(out, metrics.PeerSample{LocalASN: key.LocalASN, Peer: p.Name, VRF: p.VRF, State: string(bgp.StateIdle)})

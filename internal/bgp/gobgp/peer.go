@@ -39,6 +39,10 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 	if p.LocalAddress.IsValid() {
 		out.Transport.LocalAddress = p.LocalAddress.String()
 	}
+	out.Transport.PassiveMode = p.Passive
+	if p.RouteReflectorClient {
+		out.RouteReflector = &api.RouteReflector{RouteReflectorClient: true, RouteReflectorClusterId: p.RouteReflectorClusterID.String()}
+	}
 	if p.EBGPMultihopTTL > 1 {
 		out.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.EBGPMultihopTTL)}
 	}

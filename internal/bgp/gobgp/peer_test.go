@@ -1,6 +1,7 @@
 package gobgp
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
@@ -36,5 +37,19 @@ func TestToAPIPeerBFD(t *testing.T) {
 	on := toAPIPeer(bgp.Peer{BFD: bgp.BFD{Enabled: true, MinRx: 300 * time.Millisecond, MinTx: 150 * time.Millisecond, DetectMultiplier: 4}}, false).GetBfd()
 	if !on.GetEnabled() || on.GetRequiredMinimumReceive() != 300_000 || on.GetDesiredMinimumTxInterval() != 150_000 || on.GetDetectionMultiplier() != 4 {
 		t.Errorf("BFD on: %v; want enabled, rx 300000 us, tx 150000 us, multiplier 4", on)
+	}
+}
+
+func TestToAPIPeerMesh(t *testing.T) {
+	plain := toAPIPeer(bgp.Peer{}, false)
+	if plain.GetTransport().GetPassiveMode() || plain.GetRouteReflector() != nil {
+		t.Errorf("a plain peer is passive (%v) or a reflector client (%v)", plain.GetTransport().GetPassiveMode(), plain.GetRouteReflector())
+	}
+	client := toAPIPeer(bgp.Peer{Passive: true, RouteReflectorClient: true, RouteReflectorClusterID: netip.MustParseAddr("10.0.0.1")}, false)
+	if !client.GetTransport().GetPassiveMode() {
+		t.Error("passive peer not in passive mode")
+	}
+	if rr := client.GetRouteReflector(); !rr.GetRouteReflectorClient() || rr.GetRouteReflectorClusterId() != "10.0.0.1" {
+		t.Errorf("route reflector %v, want a client with cluster ID 10.0.0.1", rr)
 	}
 }

@@ -50,7 +50,7 @@ func (r *router) installPolicies(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("set default export policy: %w", err)
 	}
-	return nil
+	return r.installReflection(ctx)
 }
 
 // addExportPolicy creates the peer's neighbor set and its export policy, still without

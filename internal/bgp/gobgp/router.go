@@ -70,6 +70,12 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 	if err := r.addExportPolicy(ctx, p.Address); err != nil {
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
+	if p.RouteReflectorClient {
+		if err := r.setReflectClient(ctx, p.Address, true); err != nil {
+			_ = r.dropExport(ctx, p.Address, pe)
+			return fmt.Errorf("peer %s: %w", p.Address, err)
+		}
+	}
 	err := r.editExport(ctx, p.Address, pe, pe.plan(export, nil))
 	if err == nil {
 		err = r.addPaths(ctx, r.unoriginated(export))
@@ -86,6 +92,9 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 		}
 	}
 	if err != nil {
+		if p.RouteReflectorClient {
+			_ = r.setReflectClient(ctx, p.Address, false)
+		}
 		_ = r.dropExport(ctx, p.Address, pe)
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
@@ -114,6 +123,9 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	}
 	r.forget(addr)
 	if err := r.setImports(ctx, addr, nil); err != nil {
+		return err
+	}
+	if err := r.setReflectClient(ctx, addr, false); err != nil {
 		return err
 	}
 	pe := r.statements[addr]

@@ -1,0 +1,185 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/agent"
+	bgpgobgp "kbgp.io/kbgp/internal/bgp/gobgp"
+	"kbgp.io/kbgp/internal/operator"
+	"kbgp.io/kbgp/test/apiserver"
+)
+
+// TestMeshConvergence measures a full mesh of n simulated nodes: the operator and n
+// agents in this process against one API server, each node on its own loopback
+// address (127.0.x.y, port 1790), announcing its pod CIDR. Convergence: from the
+// cluster config's creation until every node's status has n-1 Established mesh
+// sessions, each having received the peer's pod CIDR (status writes at most every
+// second add up to a second). Memory: the process's Go heap and RSS once converged,
+// per node. $KBGP_MESH_NODES picks the sizes (default 50).
+func TestMeshConvergence(t *testing.T) {
+	log.SetLogger(logr.Discard())
+	sizes := []int{50}
+	if v := os.Getenv("KBGP_MESH_NODES"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("nodes=%d", n), func(t *testing.T) { runMeshConvergence(t, n) })
+	}
+}
+
+func runMeshConvergence(t *testing.T, n int) {
+	server, err := apiserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Stop()
+	cfg := rest.CopyConfig(server.Config)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	c, err := client.New(cfg, client.Options{Scheme: server.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const ns = "kbgp-bench-mesh"
+	if err := server.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"adv": "mesh"}}
+	mustCreate(t, c, &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "mesh"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Transport: &kbgpv1.BGPTransport{PeerPort: ptr.To[int32](1790)},
+		Timers:    &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+		Families:  []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}},
+	}})
+	mustCreate(t, c, &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "mesh", Labels: map[string]string{"adv": "mesh"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}})
+	for i := range n {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("mesh-%03d", i), Labels: map[string]string{"mesh": "yes"},
+			Annotations: map[string]string{"rid": fmt.Sprintf("10.1.%d.%d", i/250, 1+i%250)}},
+			Spec: corev1.NodeSpec{PodCIDRs: []string{fmt.Sprintf("10.%d.%d.0/24", 100+i/250, i%250)}}}
+		mustCreate(t, c, node)
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("127.0.%d.%d", 1+i/250, 1+i%250)}}
+		if err := c.Status().Update(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var ms0 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	rss0 := rssBytes()
+	op, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", InProcessReplica: true, AgentNamespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = op.Start(ctx) })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for i := range n {
+		wg.Go(func() {
+			_ = agent.Run(ctx, cfg, agent.Options{NodeName: fmt.Sprintf("mesh-%03d", i), Namespace: ns, MetricsAddress: "0",
+				HealthProbeAddress: "0", Routers: bgpgobgp.Factory{Logger: quiet}, Logger: quiet, StatusInterval: time.Second,
+				StateDir: t.TempDir()})
+		})
+	}
+	defer wg.Wait()
+	defer cancel()
+	time.Sleep(5 * time.Second) // agents up, with no node config yet
+
+	start := time.Now()
+	mustCreate(t, c, &kbgpv1.BGPClusterConfig{ObjectMeta: metav1.ObjectMeta{Name: "mesh"}, Spec: kbgpv1.BGPClusterConfigSpec{
+		NodeSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"mesh": "yes"}},
+		BGPInstances: []kbgpv1.BGPInstance{{
+			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 64512, RouterID: "${node.annotations['rid']}", LocalPort: ptr.To[int32](1790)},
+			Mesh:                &kbgpv1.BGPMesh{Enabled: true, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: "mesh"}},
+		}},
+	}})
+	var done, slowLists int
+	for deadline := start.Add(15 * time.Minute); ; time.Sleep(time.Second) {
+		var err error
+		if done, err = convergedNodes(ctx, c, n); err != nil {
+			slowLists++ // an API server busy with n agents' status writes times a list out
+		}
+		if done == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d nodes converged after %s", done, n, time.Since(start))
+		}
+	}
+	took := time.Since(start)
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	rss := rssBytes()
+	heap := ms.HeapInuse - ms0.HeapInuse
+	t.Logf("MESH nodes=%d sessions=%d: converged in %s; heap +%d MiB (%d KiB a node), RSS +%d MiB (%d KiB a node), %d goroutines; %d status lists failed",
+		n, n*(n-1)/2, took.Round(100*time.Millisecond), heap>>20, heap/uint64(n)>>10, (rss-rss0)>>20, (rss-rss0)/uint64(n)>>10, runtime.NumGoroutine(), slowLists)
+}
+
+// convergedNodes counts the nodes whose status has n-1 Established mesh sessions,
+// each having received one route.
+func convergedNodes(ctx context.Context, c client.Client, n int) (int, error) {
+	var list kbgpv1.BGPNodeConfigList
+	if err := c.List(ctx, &list); err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, nc := range list.Items {
+		ok := 0
+		for _, inst := range nc.Status.BGPInstances {
+			for _, p := range inst.Peers {
+				if p.MeshRole != "" && p.PeeringState == kbgpv1.PeeringStateEstablished && p.RoutesReceived == 1 {
+					ok++
+				}
+			}
+		}
+		if ok == n-1 {
+			done++
+		}
+	}
+	return done, nil
+}
+
+// rssBytes is the process's resident set size from /proc/self/status.
+func rssBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
