@@ -26,7 +26,8 @@ type BGPInstance struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.peerAddress) || self.exists_one(q, has(q.peerAddress) && (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.interface) || self.exists_one(q, has(q.interface) && q.interface == p.interface))",message="peers: an interface carries at most one peer of an instance"
 	Peers []BGPPeer `json:"peers,omitempty"`
 }
 
@@ -131,7 +132,9 @@ const (
 // +kubebuilder:validation:XValidation:rule="isIP(self)",message="must be an IPv4 or IPv6 address"
 type IPAddress string
 
-// BGPPeer is one BGP neighbour of an instance.
+// BGPPeer is one BGP neighbour of an instance, reached at an address or over an
+// interface (an unnumbered session, see docs/routing-on-the-host.md).
+// +kubebuilder:validation:XValidation:rule="has(self.peerAddress) != has(self.interface)",message="exactly one of peerAddress and interface must be set"
 type BGPPeer struct {
 	// Name identifies the peer within its instance (a DNS label).
 	// +kubebuilder:validation:MinLength=1
@@ -139,10 +142,23 @@ type BGPPeer struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="name must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit"
 	Name string `json:"name"`
 
-	// PeerAddress is the neighbour's IPv4 or IPv6 address.
+	// PeerAddress is the neighbour's IPv4 or IPv6 address. Exactly one of peerAddress
+	// and interface is set.
+	// +optional
 	// +kubebuilder:validation:MaxLength=45
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="peerAddress must be an IPv4 or IPv6 address"
-	PeerAddress string `json:"peerAddress"`
+	PeerAddress string `json:"peerAddress,omitempty"`
+
+	// Interface is the node's network interface the session runs over, unnumbered: the
+	// neighbour is the IPv6 link-local router the node's neighbour table has on it
+	// (routers announce themselves with router advertisements, as FRR does for its
+	// interface neighbours), and IPv4 routes are sent with IPv6 next hops (RFC 8950).
+	// The same field as MetalLB's and frr-k8s's. An interface that does not exist, or
+	// has no such neighbour yet, is reported and looked at again.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][-A-Za-z0-9_.]*$')",message="interface must be a Linux interface name: at most 15 characters from letters, digits, '-', '_' and '.'"
+	Interface string `json:"interface,omitempty"`
 
 	// PeerASN is the neighbour's autonomous system number.
 	// +kubebuilder:validation:Minimum=1

@@ -124,12 +124,17 @@ func bmpStatus(in Input, asn uint32) []kbgpv1.BMPCollectorStatus {
 
 func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {
 	out := kbgpv1.BGPNodePeerStatus{
-		Name: p.Name, PeerAddress: p.PeerAddress, VRF: p.VRF, PeerASN: p.PeerASN, PeeringState: kbgpv1.PeeringStateIdle,
+		Name: p.Name, PeerAddress: p.PeerAddress, Interface: p.Interface, VRF: p.VRF, PeerASN: p.PeerASN,
+		PeeringState: kbgpv1.PeeringStateIdle,
 	}
 	key := bgp.InstanceKey{LocalASN: uint32(inst.LocalASN), VRF: p.VRF}
 	snap, ok := in.Snapshot[key].Peers[p.Name]
 	if !ok {
 		return out
+	}
+	if p.Interface != "" {
+		// The neighbour found on the interface; the zone is the interface, shown apart.
+		out.PeerAddress = snap.Peer.Address.WithZone("").String()
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
 	out.Reason, out.Message = snap.Status.HeldDown, kbgpv1.TruncateMessage(sanitize.Line(snap.Status.HeldDownDetail), maxPeerMessage)

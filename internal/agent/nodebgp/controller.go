@@ -54,6 +54,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		nodes:        &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
 		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
 		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
+		ifaces:       &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
 		secretEvents: make(chan event.GenericEvent, 1),
 	}
 	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {

@@ -36,6 +36,7 @@ type Reconciler struct {
 	drain     drainClock
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
+	ifaces    *interfaceNeighbors
 	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
 	// their changes to the node's key.
 	secrets      *secretWatch
@@ -85,6 +86,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
+	in.InterfaceNeighbors = r.ifaces.check(in.NodeConfig)
 	// Peers and instances that cannot be built now keep running as they run.
 	in.Previous = r.speakers.Applied()
 	res := intent.Build(in)
@@ -105,9 +107,9 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 }
 
 // requeueAfter is when the agent reconciles again without being asked: while a router
-// ID waits for the Node (backoff), while a peer's VRF device is missing, or while the
-// Node has no pod CIDRs yet (they are assigned once, some time after the Node
-// registers). The soonest of these wins.
+// ID waits for the Node (backoff), while a peer's VRF device or interface router is
+// missing, or while the Node has no pod CIDRs yet (they are assigned once, some time
+// after the Node registers). The soonest of these wins.
 func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
 	var after time.Duration
 	soonest := func(d time.Duration) {
@@ -117,6 +119,7 @@ func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duratio
 	}
 	soonest(r.routerIDs.retryAfter(now))
 	soonest(r.vrfs.retryAfter())
+	soonest(r.ifaces.retryAfter())
 	if node == nil || len(node.Spec.PodCIDRs) == 0 {
 		soonest(nodeCacheTTL)
 	}
