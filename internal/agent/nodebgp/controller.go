@@ -46,7 +46,7 @@ type Config struct {
 }
 
 // New registers the node's BGP reconcile with mgr; the watches of the Secrets it reads
-// stop with mgr.
+// and its router advertisements stop with mgr.
 func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 	r := &Reconciler{
 		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
@@ -55,6 +55,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
 		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
 		ifaces:       &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
+		adverts:      &routerAdverts{logger: c.Logger},
 		secretEvents: make(chan event.GenericEvent, 1),
 	}
 	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
@@ -63,12 +64,13 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		default:
 		}
 	})
-	stopSecrets := manager.RunnableFunc(func(ctx context.Context) error {
+	stopOnExit := manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
 		r.secrets.Stop()
+		r.adverts.stop()
 		return nil
 	})
-	if err := mgr.Add(stopSecrets); err != nil {
+	if err := mgr.Add(stopOnExit); err != nil {
 		return nil, err
 	}
 	return r, r.setup(mgr)

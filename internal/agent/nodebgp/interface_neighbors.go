@@ -137,6 +137,11 @@ func interfacePeers(nc *kbgpv1.BGPNodeConfig) map[string][]string {
 	return out
 }
 
+// peerInterfaces are the interfaces nc's peers run over, sorted.
+func peerInterfaces(nc *kbgpv1.BGPNodeConfig) []string {
+	return slices.Sorted(maps.Keys(interfacePeers(nc)))
+}
+
 // kernelNeighbours lists iface's IPv6 neighbours from the kernel, leaving out the
 // node's own addresses (the kernel lists them on some links).
 func kernelNeighbours(iface string) ([]neighbour, error) {

@@ -37,6 +37,7 @@ type Reconciler struct {
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
 	ifaces    *interfaceNeighbors
+	adverts   *routerAdverts
 	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
 	// their changes to the node's key.
 	secrets      *secretWatch
@@ -73,6 +74,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	r.readiness.Expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil
+		r.adverts.set(nil)
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		r.status.SetRefused(nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
@@ -87,6 +89,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
 	in.InterfaceNeighbors = r.ifaces.check(in.NodeConfig)
+	r.adverts.set(peerInterfaces(in.NodeConfig))
 	// Peers and instances that cannot be built now keep running as they run.
 	in.Previous = r.speakers.Applied()
 	res := intent.Build(in)
