@@ -25,6 +25,7 @@ type BGPNodeInstance struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.peerAddress) || self.exists_one(q, has(q.peerAddress) && (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.interface) || self.exists_one(q, has(q.interface) && q.interface == p.interface))",message="peers: an interface carries at most one peer of an instance"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.autoDiscovery) || !has(p.autoDiscovery.defaultGateway) || self.exists_one(q, has(q.autoDiscovery) && has(q.autoDiscovery.defaultGateway) && q.autoDiscovery.defaultGateway.addressFamily == p.autoDiscovery.defaultGateway.addressFamily))",message="peers: at most one peer of an instance is the default gateway of an address family"
 	Peers []BGPNodePeer `json:"peers,omitempty"`
 }
 

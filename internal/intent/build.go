@@ -36,6 +36,10 @@ type Input struct {
 	// on each interface a peer runs over (unzoned); a peer whose interface is absent
 	// here is not started.
 	InterfaceNeighbors map[string]netip.Addr
+	// DefaultGateways are, by family, the gateway of the node's default route (zoned
+	// when link-local) for the peers that discover it; a peer whose family is absent
+	// here is not started.
+	DefaultGateways map[kbgpv1.AFI]netip.Addr
 	// RouterIDs are the decided router IDs by local ASN (see routerid.Decide); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
@@ -126,8 +130,8 @@ func (b instanceBuilder) build() {
 			b.out.Failed = append(b.out.Failed, missingVRF(np.VRF))
 			continue
 		}
-		if _, found := b.in.InterfaceNeighbors[np.Interface]; np.Interface != "" && !found {
-			b.out.Failed = append(b.out.Failed, noNeighbour(np.Interface))
+		if failure, ok := undiscovered(b.in, np); ok {
+			b.out.Failed = append(b.out.Failed, failure)
 			continue
 		}
 		key := bgp.InstanceKey{LocalASN: uint32(b.inst.LocalASN), VRF: np.VRF}

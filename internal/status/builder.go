@@ -132,8 +132,9 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 	if !ok {
 		return out
 	}
-	if p.Interface != "" {
-		// The neighbour found on the interface; the zone is the interface, shown apart.
+	if p.PeerAddress == "" {
+		// The neighbour found on the node; the zone of a link-local one is shown apart
+		// (the interface) or nowhere (a default gateway's device).
 		out.PeerAddress = snap.Peer.Address.WithZone("").String()
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)

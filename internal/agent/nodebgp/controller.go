@@ -46,7 +46,7 @@ type Config struct {
 }
 
 // New registers the node's BGP reconcile with mgr; the watches of the Secrets it reads
-// and its router advertisements stop with mgr.
+// and of the kernel, and its router advertisements, stop with mgr.
 func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 	r := &Reconciler{
 		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
@@ -56,15 +56,19 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
 		ifaces:       &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
 		adverts:      &routerAdverts{logger: c.Logger},
-		secretEvents: make(chan event.GenericEvent, 1),
+		gateways:     &defaultGateways{recorder: c.Recorder, logger: c.Logger, list: kernelDefaultRoutes},
+		nodeEvents:   make(chan event.GenericEvent, 1),
 	}
-	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
+	reconcileNode := func() {
 		select { // one pending event is enough: it reconciles the whole node
-		case r.secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
+		case r.nodeEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
 		default:
 		}
-	})
+	}
+	r.secrets = newSecretWatch(c.Clientset, c.Namespace, reconcileNode)
+	r.kernel = &kernelWatch{logger: c.Logger, neighbours: kernelNeighbours, gateways: kernelDefaultRoutes, changed: reconcileNode}
 	stopOnExit := manager.RunnableFunc(func(ctx context.Context) error {
+		go r.kernel.run(ctx)
 		<-ctx.Done()
 		r.secrets.Stop()
 		r.adverts.stop()
@@ -142,7 +146,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.TypedChannel(r.secretEvents, toNode)).
+		WatchesRawSource(source.TypedChannel(r.nodeEvents, toNode)).
 		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(nodeMatters)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).

@@ -87,19 +87,11 @@ type interfaceNeighbors struct {
 // Warning event and a log line for each interface that had one (or was not checked)
 // at the last check and has none now.
 func (d *interfaceNeighbors) check(nc *kbgpv1.BGPNodeConfig) map[string]netip.Addr {
-	found := map[string]netip.Addr{}
-	missing := map[string]struct{}{}
 	peers := interfacePeers(nc)
-	for _, iface := range slices.Sorted(maps.Keys(peers)) {
-		neighs, err := d.list(iface)
-		var addr netip.Addr
-		if err == nil {
-			addr, err = routerOn(neighs)
-		}
-		if err == nil {
-			found[iface] = addr
-			continue
-		}
+	found, errs := resolveNeighbours(d.list, peers)
+	missing := map[string]struct{}{}
+	for _, iface := range slices.Sorted(maps.Keys(errs)) {
+		err := errs[iface]
 		missing[iface] = struct{}{}
 		if _, known := d.missing[iface]; known {
 			continue
@@ -112,6 +104,24 @@ func (d *interfaceNeighbors) check(nc *kbgpv1.BGPNodeConfig) map[string]netip.Ad
 	}
 	d.missing = missing
 	return found
+}
+
+// resolveNeighbours finds the router on each interface of peers, or why there is none.
+func resolveNeighbours(list func(string) ([]neighbour, error), peers map[string][]string) (map[string]netip.Addr, map[string]error) {
+	found, errs := map[string]netip.Addr{}, map[string]error{}
+	for iface := range peers {
+		neighs, err := list(iface)
+		var addr netip.Addr
+		if err == nil {
+			addr, err = routerOn(neighs)
+		}
+		if err != nil {
+			errs[iface] = err
+			continue
+		}
+		found[iface] = addr
+	}
+	return found, errs
 }
 
 // retryAfter is when the interfaces without a neighbour are looked at again; 0 when

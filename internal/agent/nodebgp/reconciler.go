@@ -37,11 +37,14 @@ type Reconciler struct {
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
 	ifaces    *interfaceNeighbors
+	gateways  *defaultGateways
 	adverts   *routerAdverts
-	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
-	// their changes to the node's key.
-	secrets      *secretWatch
-	secretEvents chan event.GenericEvent
+	// kernel follows the routes and neighbours the peers found on the node depend on.
+	kernel *kernelWatch
+	// secrets reads the Secrets peer configs name, and only those. nodeEvents carries
+	// their changes, and the kernel's that matter, to the node's key.
+	secrets    *secretWatch
+	nodeEvents chan event.GenericEvent
 	readiness    *report.Readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
@@ -75,6 +78,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if in.NodeConfig == nil {
 		r.exports = nil
 		r.adverts.set(nil)
+		r.kernel.reconciled(nil, discovered{})
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		r.status.SetRefused(nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
@@ -89,6 +93,8 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
 	in.InterfaceNeighbors = r.ifaces.check(in.NodeConfig)
+	in.DefaultGateways = r.gateways.check(in.NodeConfig)
+	r.kernel.reconciled(in.NodeConfig, discovered{neighbours: in.InterfaceNeighbors, gateways: in.DefaultGateways})
 	r.adverts.set(peerInterfaces(in.NodeConfig))
 	// Peers and instances that cannot be built now keep running as they run.
 	in.Previous = r.speakers.Applied()
@@ -110,8 +116,8 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 }
 
 // requeueAfter is when the agent reconciles again without being asked: while a router
-// ID waits for the Node (backoff), while a peer's VRF device or interface router is
-// missing, or while the Node has no pod CIDRs yet (they are assigned once, some time
+// ID waits for the Node (backoff), while a peer's VRF device, interface router or default
+// gateway is missing, or while the Node has no pod CIDRs yet (they are assigned once, some time
 // after the Node registers). The soonest of these wins.
 func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
 	var after time.Duration
@@ -123,6 +129,7 @@ func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duratio
 	soonest(r.routerIDs.retryAfter(now))
 	soonest(r.vrfs.retryAfter())
 	soonest(r.ifaces.retryAfter())
+	soonest(r.gateways.retryAfter())
 	if node == nil || len(node.Spec.PodCIDRs) == 0 {
 		soonest(nodeCacheTTL)
 	}

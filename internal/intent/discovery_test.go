@@ -71,3 +71,47 @@ func fullFamilies(name string) *kbgpv1.BGPPeerConfig {
 	c.Spec.Families = append(c.Spec.Families, familyConfig(name, kbgpv1.AFIIPv6, "pods").Spec.Families...)
 	return c
 }
+
+// TestBuildDefaultGatewayPeers: a peer discovering its family's default gateway runs to
+// it (link-local with its zone); without a default route of its family it is reported
+// and not started.
+func TestBuildDefaultGatewayPeers(t *testing.T) {
+	gwPeer := func(name string, afi kbgpv1.AFI) kbgpv1.BGPNodePeer {
+		p := nodePeer(name, "", 65000, "")
+		p.AutoDiscovery = &kbgpv1.PeerAutoDiscovery{Mode: kbgpv1.AutoDiscoveryDefaultGateway, DefaultGateway: &kbgpv1.DefaultGatewayDiscovery{AddressFamily: afi}}
+		return p
+	}
+	want := func(name string, addr netip.Addr) bgp.DesiredPeer {
+		p := defaultPeer(name, "10.0.0.1", 65000)
+		p.Address = addr
+		return desiredPeer(p)
+	}
+	v4, v6 := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("fe80::1").WithZone("eth0")
+	tests := []struct {
+		name       string
+		gateways   map[kbgpv1.AFI]netip.Addr
+		want       bgp.Desired
+		wantFailed []kbgpv1.FailedResource
+	}{{
+		name:     "both families have a default gateway",
+		gateways: map[kbgpv1.AFI]netip.Addr{kbgpv1.AFIIPv4: v4, kbgpv1.AFIIPv6: v6},
+		want:     oneInstance(global("10.0.0.10"), want("gw4", v4), want("gw6", v6)),
+	}, {
+		name:       "no IPv6 default route",
+		gateways:   map[kbgpv1.AFI]netip.Addr{kbgpv1.AFIIPv4: v4},
+		want:       oneInstance(global("10.0.0.10"), want("gw4", v4)),
+		wantFailed: []kbgpv1.FailedResource{noDefaultGateway(kbgpv1.AFIIPv6)},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{NodeConfig: nodeConfig("", gwPeer("gw4", kbgpv1.AFIIPv4), gwPeer("gw6", kbgpv1.AFIIPv6)), Node: node(), DefaultGateways: tc.gateways}
+			got := build(in)
+			if diff := cmp.Diff(tc.want.Instances, got.Desired.Instances, cmpOpts...); diff != "" {
+				t.Errorf("speakers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantFailed, got.Failed, cmpOpts...); diff != "" {
+				t.Errorf("failed resources (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
