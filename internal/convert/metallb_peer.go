@@ -34,10 +34,10 @@ type mlbPeer struct {
 	src *source
 	// name is the peer's name in the cluster config (a DNS label); the peer config
 	// keeps the object's name, src.name.
-	name     string
-	asn      int64 // the local ASN of its instance
-	peerASN  int64
-	addr     netip.Addr
+	name    string
+	asn     int64 // the local ASN of its instance
+	peerASN int64
+	addr    netip.Addr
 	// iface is the interface an unnumbered peer runs over (addr is then invalid).
 	iface    string
 	vrf      string

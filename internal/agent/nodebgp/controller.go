@@ -51,13 +51,13 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 	r := &Reconciler{
 		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
 		speakers: c.Speakers, status: c.Status, readiness: c.Readiness, restart: c.Restart, logger: c.Logger,
-		nodes:        &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
-		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
-		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
-		ifaces:       &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
-		adverts:      &routerAdverts{logger: c.Logger},
-		gateways:     &defaultGateways{recorder: c.Recorder, logger: c.Logger, list: kernelDefaultRoutes},
-		nodeEvents:   make(chan event.GenericEvent, 1),
+		nodes:      &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
+		routerIDs:  &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
+		vrfs:       &vrfDevices{recorder: c.Recorder, logger: c.Logger},
+		ifaces:     &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
+		adverts:    &routerAdverts{logger: c.Logger},
+		gateways:   &defaultGateways{recorder: c.Recorder, logger: c.Logger, list: kernelDefaultRoutes},
+		nodeEvents: make(chan event.GenericEvent, 1),
 	}
 	reconcileNode := func() {
 		select { // one pending event is enough: it reconciles the whole node

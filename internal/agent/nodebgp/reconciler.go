@@ -45,7 +45,7 @@ type Reconciler struct {
 	// their changes, and the kernel's that matter, to the node's key.
 	secrets    *secretWatch
 	nodeEvents chan event.GenericEvent
-	readiness    *report.Readiness
+	readiness  *report.Readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What
 	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
