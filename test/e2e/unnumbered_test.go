@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -137,4 +138,72 @@ func hasNexthop(r frr.Route, addr string) bool {
 		}
 	}
 	return false
+}
+
+// TestDefaultGatewayPeerFollowsTheDefaultRoute: a peer discovering the IPv4 default
+// gateway runs to the router the node's default route points at, and moves to the
+// other router when the default route does.
+func TestDefaultGatewayPeerFollowsTheDefaultRoute(t *testing.T) {
+	independent(t)
+	lab := netlab.New(t)
+	node := lab.Namespace("node")
+	nodeName := "e2e-gw-" + strings.Trim(lab.Prefix(), "-")
+	lan := lab.Bridge("lan")
+	lan.Attach(node, "eth0", []string{"10.35.0.1/24"})
+	routers := map[string]*netlab.FRR{}
+	for _, addr := range []string{"10.35.0.2", "10.35.0.3"} {
+		ns := lab.Namespace("r" + addr[len(addr)-1:])
+		lan.Attach(ns, "eth0", []string{addr + "/24"})
+		routers[addr] = netlab.StartFRR(ns, netlab.FRRConfig{ASN: 65100, RouterID: addr, ListenAddrs: []string{addr}, RawConfig: `
+neighbor 10.35.0.1 remote-as 65035
+neighbor 10.35.0.1 timers connect 1
+address-family ipv4 unicast
+ network 10.35.` + addr[len(addr)-1:] + `.0/24
+exit-address-family
+`})
+	}
+	if out, err := node.Exec("ip", "route", "add", "default", "via", "10.35.0.2"); err != nil {
+		t.Fatalf("default route: %v: %s", err, out)
+	}
+
+	ensureNamespace(t)
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Timers: &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+	}}
+	nc := &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
+		BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: 65035, RouterID: "10.35.0.1"},
+		Peers: []kbgpv1.BGPNodePeer{{BGPPeer: kbgpv1.BGPPeer{Name: "gateway", PeerASN: 65100, PeerConfigRef: &kbgpv1.PeerConfigReference{Name: pc.Name},
+			AutoDiscovery: &kbgpv1.PeerAutoDiscovery{Mode: kbgpv1.AutoDiscoveryDefaultGateway, DefaultGateway: &kbgpv1.DefaultGatewayDiscovery{AddressFamily: kbgpv1.AFIIPv4}}}}},
+	}}}}
+	create(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}, pc, nc)
+	startAgent(t, lab, node, nodeName)
+
+	follows := func(gw, other string) {
+		t.Helper()
+		routers[gw].WaitNeighborState(t, "10.35.0.1", "Established", sessionTimeout)
+		netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {
+			st := peerStatus(t, nodeName, "gateway")
+			n, err := routers[other].Neighbor("10.35.0.1")
+			return st.PeerAddress == gw && st.PeeringState == kbgpv1.PeeringStateEstablished && err == nil && n.State != "Established",
+				fmt.Sprintf("status %s %s; %s's session %s (%v)", st.PeerAddress, st.PeeringState, other, n.State, err)
+		})
+	}
+	follows("10.35.0.2", "10.35.0.3")
+	if out, err := node.Exec("ip", "route", "replace", "default", "via", "10.35.0.3"); err != nil {
+		t.Fatalf("default route: %v: %s", err, out)
+	}
+	follows("10.35.0.3", "10.35.0.2")
+}
+
+// peerStatus is the status of the peer name of the node's config.
+func peerStatus(t *testing.T, node, name string) kbgpv1.BGPNodePeerStatus {
+	t.Helper()
+	for _, inst := range nodeStatus(t, node).BGPInstances {
+		for _, p := range inst.Peers {
+			if p.Name == name {
+				return p
+			}
+		}
+	}
+	return kbgpv1.BGPNodePeerStatus{}
 }
