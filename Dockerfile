@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The single kbgp image: `kbgp operator` and `kbgp agent` (config/operator,
-# config/agent). Build with
+# config/agent), and kbgp-cni, the CNI plugin `kbgp install-cni` copies onto the node
+# (config/podnetwork). Build with
 #   docker build -t kbgp:latest --build-arg VERSION=$(git describe --tags --always) .
 # Multi-arch: docker buildx build --platform linux/amd64,linux/arm64 ...
 
@@ -20,11 +21,11 @@ COPY . .
 # links no envtest, whose init panics on a read-only root filesystem.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION}" -o /out/kbgp ./cmd/kbgp
+    go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION}" -o /out/ ./cmd/kbgp ./cmd/kbgp-cni
 
 # No shell, no package manager, CA certificates and /etc/passwd only. The image's
 # user is nonroot (65532); the agent's DaemonSet runs it as UID 0 with every
 # capability but NET_BIND_SERVICE dropped (docs/security.md).
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/kbgp /usr/local/bin/kbgp
+COPY --from=build /out/kbgp /out/kbgp-cni /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/kbgp"]

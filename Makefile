@@ -9,8 +9,9 @@ BIN            := bin
 all: build
 
 .PHONY: build
-build: ## Build kbgp, kubectl-bgp and kbgp-lab into bin/.
+build: ## Build kbgp, kbgp-cni, kubectl-bgp and kbgp-lab into bin/.
 	$(GO) build -o $(BIN)/kbgp ./cmd/kbgp
+	$(GO) build -o $(BIN)/kbgp-cni ./cmd/kbgp-cni
 	$(GO) build -o $(BIN)/kubectl-bgp ./cmd/kubectl-bgp
 	$(GO) build -o $(BIN)/kbgp-lab ./cmd/kbgp-lab
 

@@ -15,25 +15,25 @@ func newInstallCNICommand() *cobra.Command {
 	var binDir string
 	cmd := &cobra.Command{
 		Use:   "install-cni",
-		Short: "Install this binary as the kbgp-cni plugin into the CNI bin directory (the pod network's init container)",
+		Short: "Install the kbgp-cni plugin, from beside this binary, into the CNI bin directory (the pod network's init container)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			self, err := os.Executable()
 			if err != nil {
 				return err
 			}
-			return installCNI(self, binDir)
+			return installCNI(filepath.Join(filepath.Dir(self), podnet.PluginType), binDir)
 		},
 	}
 	cmd.Flags().StringVar(&binDir, "cni-bin-dir", "/opt/cni/bin", "the CNI plugin directory the container runtime execs plugins from")
 	return cmd
 }
 
-// installCNI copies self into dir as kbgp-cni, atomically (a temporary file renamed
-// over the old plugin), so a runtime starting a pod meanwhile runs either the old
-// plugin or the new one, never half a file.
-func installCNI(self, dir string) error {
-	src, err := os.Open(self)
+// installCNI copies the plugin binary into dir as kbgp-cni, atomically (a temporary
+// file renamed over the old plugin), so a runtime starting a pod meanwhile runs either
+// the old plugin or the new one, never half a file.
+func installCNI(plugin, dir string) error {
+	src, err := os.Open(plugin)
 	if err != nil {
 		return err
 	}

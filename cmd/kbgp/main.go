@@ -1,8 +1,9 @@
-// Command kbgp is kbgp's single binary: the operator, the per-node agent, the CNI
-// configuration installer, the lab and the version, as subcommands, and the kbgp-cni
-// plugin under that name. It links no test tooling (hack/importcheck): `kbgp lab` runs
-// the separate cmd/kbgp-lab binary, so no envtest, whose package init writes a cache directory that a
-// read-only root filesystem refuses, reaches the image.
+// Command kbgp is kbgp's binary: the operator, the per-node agent, the CNI plugin
+// installer, the lab and the version, as subcommands. It links no test tooling
+// (hack/importcheck): `kbgp lab` runs the separate cmd/kbgp-lab binary, so no envtest,
+// whose package init writes a cache directory that a read-only root filesystem refuses,
+// reaches the image. The CNI plugin the runtime executes for every pod is
+// cmd/kbgp-cni, a binary of its own beside this one in the image.
 package main
 
 import (
@@ -13,10 +14,6 @@ import (
 )
 
 func main() {
-	if runsAsCNIPlugin() {
-		runCNIPlugin()
-		return
-	}
 	if err := newRootCommand().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "kbgp:", err)
 		os.Exit(1)

@@ -106,15 +106,15 @@ func TestAgentEndpointsBindTheHostIP(t *testing.T) {
 // byte-for-byte copy; installing again replaces it.
 func TestInstallCNI(t *testing.T) {
 	dir := t.TempDir()
-	self := filepath.Join(t.TempDir(), "kbgp")
-	if err := os.WriteFile(self, []byte("binary v1"), 0o755); err != nil {
+	plugin := filepath.Join(t.TempDir(), "kbgp-cni")
+	if err := os.WriteFile(plugin, []byte("binary v1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, content := range []string{"binary v1", "binary v2"} {
-		if err := os.WriteFile(self, []byte(content), 0o755); err != nil {
+		if err := os.WriteFile(plugin, []byte(content), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := installCNI(self, dir); err != nil {
+		if err := installCNI(plugin, dir); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(filepath.Join(dir, "kbgp-cni"))

@@ -20,7 +20,7 @@ type pkg struct {
 // purePackages hold the translation and desired-state code: plain Go over API types,
 // table-tested without a cluster, so they never depend on a Kubernetes client.
 var purePackages = []string{
-	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/podnet", "internal/render",
+	"internal/bgp", "internal/checkpoint", "internal/convert", "internal/exports", "internal/intent", "internal/lbipam", "internal/peeringpolicy", "internal/podnet", "internal/render",
 	"internal/routerid", "internal/sanitize", "internal/speakers", "internal/status",
 }
 
@@ -44,16 +44,22 @@ var apart = []struct {
 // scheme and lease names it shares with the agent (contract), the converter it runs
 // for `kubectl bgp convert`, the text sanitiser, and itself. The computed view of
 // `kubectl bgp routes` and `explain` re-runs the operator's and the agent's pure
-// decisions (render, routerid, nodeinput, intent, bgp) until the agent answers for
-// itself (issue 37); nothing else of the agent or the operator is linked.
+// decisions (render, routerid, nodeinput, intent with the exports index it fills, bgp)
+// until the agent answers for itself (issue 37); nothing else of the agent or the
+// operator is linked.
 var pluginPackages = []string{
 	"api", "cmd/kubectl-bgp", "internal/contract", "internal/convert", "internal/kubectlbgp", "internal/sanitize",
-	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/bgp",
+	"internal/render", "internal/routerid", "internal/nodeinput", "internal/intent", "internal/exports", "internal/bgp",
 }
 
-// productBinaries are what ships: the image's kbgp (operator, agent, and the CNI
-// plugin the runtime executes for every pod) and the kubectl plugin.
-var productBinaries = []string{"cmd/kbgp", "cmd/kubectl-bgp"}
+// productBinaries are what ships: the image's kbgp (operator, agent) and kbgp-cni (the
+// CNI plugin the runtime executes for every pod), and the kubectl plugin.
+var productBinaries = []string{"cmd/kbgp", "cmd/kbgp-cni", "cmd/kubectl-bgp"}
+
+// cniPackages are the module's packages the CNI plugin binary may link: the plugin
+// and the conflist vocabulary it shares with the agent. It starts for every pod's ADD,
+// CHECK and DEL, so it links no Kubernetes client library and no GoBGP either.
+var cniPackages = []string{"cmd/kbgp-cni", "internal/cni", "internal/podnet"}
 
 // testTooling are the module's packages for the lab and the tests. No product binary
 // links them, and envtest neither.
@@ -146,6 +152,12 @@ func check(pkgs []pkg) []string {
 		}
 		if bad := outside(matching(p.Deps, module), pluginPackages); len(bad) > 0 {
 			add("%s depends on %s: the kubectl plugin links only the API, its client libraries and the packages of pluginPackages", p.ImportPath, summary(bad))
+		}
+	}
+	if p, ok := byPath[module+"/cmd/kbgp-cni"]; ok {
+		bad := append(outside(matching(p.Deps, module), cniPackages), matching(p.Deps, "k8s.io", controllerRuntime, gobgp)...)
+		if len(bad) > 0 {
+			add("%s depends on %s: the CNI plugin links only the packages of cniPackages, no Kubernetes library or GoBGP", p.ImportPath, summary(bad))
 		}
 	}
 	slices.Sort(out)

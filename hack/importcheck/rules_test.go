@@ -20,6 +20,7 @@ func clean() []pkg {
 		pkg{ImportPath: module + "/internal/lab", Imports: []string{module + "/internal/testing/gobgptest"}},
 		pkg{ImportPath: module + "/cmd/kbgp-lab", Deps: []string{module + "/internal/lab", module + "/internal/testing/gobgptest", envtest}},
 		pkg{ImportPath: module + "/cmd/kbgp", Deps: []string{module + "/internal/agent", crManager}},
+		pkg{ImportPath: module + "/cmd/kbgp-cni", Deps: []string{module + "/internal/cni", module + "/internal/podnet", "github.com/containernetworking/cni/pkg/skel"}},
 		pkg{ImportPath: module + "/internal/kubectlbgp", TestImports: []string{module + "/internal/testing/golden"}},
 		pkg{ImportPath: module + "/bench", TestImports: []string{gobgp + "/v4/api"}},
 		pkg{ImportPath: module + "/internal/agent", Deps: []string{module + "/internal/contract", module + "/internal/agent/nodebgp", module + "/internal/agent/report",
@@ -95,6 +96,10 @@ func TestCheck(t *testing.T) {
 			"kbgp.io/kbgp/cmd/kubectl-bgp depends on kbgp.io/kbgp/internal/speakers: the kubectl plugin links only"},
 		{"plugin on the status builder", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/status", module+"/api/v1alpha1") }),
 			"kbgp.io/kbgp/cmd/kubectl-bgp depends on kbgp.io/kbgp/internal/status: the kubectl plugin links only"},
+		{"CNI plugin on the agent", plant("cmd/kbgp-cni", func(p *pkg) { p.Deps = append(p.Deps, module+"/internal/agent") }),
+			"kbgp.io/kbgp/cmd/kbgp-cni depends on kbgp.io/kbgp/internal/agent: the CNI plugin links only"},
+		{"CNI plugin on client-go", plant("cmd/kbgp-cni", func(p *pkg) { p.Deps = append(p.Deps, clientGo+"/kubernetes") }),
+			"kbgp.io/kbgp/cmd/kbgp-cni depends on k8s.io/client-go/kubernetes: the CNI plugin links only"},
 		{"plugin on GoBGP", plant("cmd/kubectl-bgp", func(p *pkg) { p.Deps = append(p.Deps, gobgp+"/v4/pkg/packet/bgp") }),
 			"kbgp.io/kbgp/cmd/kubectl-bgp depends on github.com/osrg/gobgp/v4/pkg/packet/bgp"},
 	} {

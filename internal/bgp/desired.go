@@ -27,16 +27,18 @@ type DesiredPeer struct {
 	Export map[netip.Prefix]PathAttributes
 }
 
-// ExportChange is a change to one peer's export, as a Service event produces it, with
-// the peer named by speaker and name: Set are prefixes the peer is now sent, or sent
-// with other attributes; Remove are prefixes it is no longer sent. The speaker set
-// turns it into the PeerExportChange of that speaker's Router.
+// ExportChange is a change to what one peer of a speaker is sent, the peer named by
+// its address (unique within a speaker): Set are prefixes it is now sent, or sent with
+// other attributes; Remove are prefixes it is no longer sent. A Service event yields
+// ExportChanges, the speaker set hands each speaker's to its Router.
 type ExportChange struct {
-	Instance InstanceKey
-	Peer     string
-	Set      []Path
-	Remove   []netip.Prefix
+	Peer   netip.Addr
+	Set    []Path
+	Remove []netip.Prefix
 }
+
+// ExportChanges are export changes grouped by the speaker whose peers they change.
+type ExportChanges map[InstanceKey][]ExportChange
 
 // LongestRestartTime is the longest graceful-restart time of d's peers, long-lived
 // stale time included: how long after a speaker went away its routers may still hold

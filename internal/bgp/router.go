@@ -25,7 +25,7 @@ type Router interface {
 	// as one batch: afterwards every peer is sent exactly its new export, and peers the
 	// changes do not name are sent what they were. Its cost is in the size of the
 	// changes, not of the exports. On error, part of the batch may have been applied.
-	ApplyExports(ctx context.Context, changes []PeerExportChange) error
+	ApplyExports(ctx context.Context, changes []ExportChange) error
 	// Peers reports the state of every configured peer.
 	Peers(ctx context.Context) ([]PeerStatus, error)
 	// SetBMP makes the speaker stream to exactly these collectors: a collector no longer
@@ -38,14 +38,6 @@ type Router interface {
 	// negotiated graceful restart get no NOTIFICATION, so they keep our routes as stale
 	// while we restart; the others get a Cease.
 	Stop(ctx context.Context, gracefulRestart bool) error
-}
-
-// PeerExportChange is a change to what one peer of a speaker is sent: Set are prefixes
-// it is now sent, or sent with new attributes; Remove are prefixes it is no longer sent.
-type PeerExportChange struct {
-	Peer   netip.Addr
-	Set    []Path
-	Remove []netip.Prefix
 }
 
 // RouterFactory starts speakers. notify is called, without blocking, whenever a peer's

@@ -1,4 +1,4 @@
-// Package cni is kbgp-cni: the kbgp binary acting as a chained CNI plugin that runs
+// Package cni is kbgp-cni (cmd/kbgp-cni): a chained CNI plugin that runs
 // after Debian's (or upstream's) bridge, host-local and portmap plugins in the node's
 // conflist (docs/pod-network.md).
 //

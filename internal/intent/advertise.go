@@ -19,7 +19,7 @@ type familyAdvertisements struct {
 }
 
 // peerAdvertisements splits what the peer's families select into the node's pod CIDR
-// paths and the Service rules that each Service is matched against (see ExportIndex).
+// paths and the Service rules that each Service is matched against (see exports.Index).
 // Local preference is kept for iBGP peers only.
 func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods []bgp.Path, rules []serviceRule) {
 	if in.Node == nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
 
 // allowedRanges are the ranges an advertisement entry lets Service addresses of the
@@ -137,43 +137,21 @@ func (a allowedRanges) allows(kind kbgpv1.ServiceAddressType, addr netip.Addr, s
 	return slices.ContainsFunc(ranges, func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
-// refusal is a Service address an advertisement selects but does not allow (nodeOwned:
-// because it is the node's; outranked: because another Service owns it, see
-// addressClaims), or (when tooMany is set) a Service with more addresses of one family
-// than the advertisement announces for one Service.
-type refusal struct {
-	addr          netip.Addr
-	kind          kbgpv1.ServiceAddressType
-	advertisement string
-	nodeOwned     bool
-	outranked     *claim
-	tooMany       int
-	limit         int
+// notAllowed is the refusal of an address of kind an advertisement selects but does
+// not allow: it is the node's (nodeOwned), or outside the advertisement's ranges.
+func notAllowed(kind kbgpv1.ServiceAddressType, addr netip.Addr, advertisement string, nodeOwned bool) exports.Refusal {
+	if nodeOwned {
+		return exports.Refusal{Addr: addr, Reason: fmt.Sprintf("%s %s is an address of this node or in its pod CIDRs", kind, addr)}
+	}
+	where := "is outside the externalIPPrefixes"
+	if kind == kbgpv1.ServiceLoadBalancerIP {
+		where = "is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"
+	}
+	return exports.Refusal{Addr: addr, Reason: fmt.Sprintf("%s %s %s of BGPAdvertisement %s", kind, addr, where, advertisement)}
 }
 
-// refusalMessage says which of a Service's addresses are not announced and why, in a
-// stable order.
-func refusalMessage(refused []refusal) string {
-	lines := make([]string, 0, len(refused))
-	for _, r := range refused {
-		if r.tooMany > 0 {
-			lines = append(lines, fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", r.tooMany, r.limit, r.advertisement))
-			continue
-		}
-		if r.outranked != nil {
-			lines = append(lines, outrankedMessage(r.kind, r.addr, *r.outranked))
-			continue
-		}
-		if r.nodeOwned {
-			lines = append(lines, fmt.Sprintf("%s %s is an address of this node or in its pod CIDRs", r.kind, r.addr))
-			continue
-		}
-		where := "is outside the externalIPPrefixes"
-		if r.kind == kbgpv1.ServiceLoadBalancerIP {
-			where = "is in no LoadBalancerIPPool serving the Service and outside the loadBalancerIPPrefixes"
-		}
-		lines = append(lines, fmt.Sprintf("%s %s %s of BGPAdvertisement %s", r.kind, r.addr, where, r.advertisement))
-	}
-	slices.Sort(lines)
-	return strings.Join(slices.Compact(lines), "; ") + ": not announced"
+// tooMany is the refusal of a Service with more addresses of one family than the
+// advertisement announces for one Service.
+func tooMany(n, limit int, advertisement string) exports.Refusal {
+	return exports.Refusal{Reason: fmt.Sprintf("%d addresses of one family exceed the maxAddressesPerService %d of BGPAdvertisement %s", n, limit, advertisement)}
 }

@@ -11,6 +11,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
 
 // TestRefusedServicesAreNamed follows a Service whose external IP moves in and out of
@@ -28,10 +29,10 @@ func TestRefusedServicesAreNamed(t *testing.T) {
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	const refused = "ExternalIP 198.51.100.77 is outside the externalIPPrefixes of BGPAdvertisement narrow: not announced"
 
-	index := func(ads ...kbgpv1.BGPAdvertisement) *ExportIndex {
-		x := newExportIndex("worker-1")
+	index := func(ads ...kbgpv1.BGPAdvertisement) *exports.Index {
+		x := exports.New("worker-1")
 		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: ads}, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-		x.addPeer(peerKey{name: "a"}, nil, rules)
+		x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 		return x
 	}
 	x := index(narrow)
@@ -86,8 +87,8 @@ func TestPoolAddressesAreAllowed(t *testing.T) {
 	}}}}
 	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges(pools)},
 		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x := newExportIndex("worker-1")
-	x.addPeer(peerKey{name: "a"}, nil, rules)
+	x := exports.New("worker-1")
+	x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	for _, tc := range []struct {
 		ip      string
@@ -124,33 +125,33 @@ func TestTooManyAddressesRefuseTheService(t *testing.T) {
 		}
 		return &svc
 	}
-	index := func(max *int32) *ExportIndex {
+	index := func(max *int32) *exports.Index {
 		ad := ad.DeepCopy()
 		ad.Spec.Advertisements[0].Service.MaxAddressesPerService = max
-		x := newExportIndex("worker-1")
+		x := exports.New("worker-1")
 		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{*ad}},
 			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
-		x.addPeer(peerKey{name: "a"}, nil, rules)
+		x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 		return x
 	}
 	key := types.NamespacedName{Namespace: "shop", Name: "flood"}
 	x := index(nil)
 	x.SetService(key, withIPs(8, "2001:db8::1"), nil)
-	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 9 {
-		t.Fatalf("8 IPv4 addresses (the default cap): refused %q, export %v", got, x.export(peerKey{name: "a"}))
+	if got := x.RefusedOf(key); got != "" || len(x.Export(exports.PeerKey{Name: "a"})) != 9 {
+		t.Fatalf("8 IPv4 addresses (the default cap): refused %q, export %v", got, x.Export(exports.PeerKey{Name: "a"}))
 	}
 	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
 	want := "1024 addresses of one family exceed the maxAddressesPerService 8 of BGPAdvertisement ext: not announced"
 	if got := x.RefusedOf(key); got != want {
 		t.Errorf("refused %q, want %q", got, want)
 	}
-	if got := x.export(peerKey{name: "a"}); len(got) != 1 || !hasPrefix(got, "2001:db8::1/128") {
+	if got := x.Export(exports.PeerKey{Name: "a"}); len(got) != 1 || !hasPrefix(got, "2001:db8::1/128") {
 		t.Errorf("export after the flood: %d prefixes, want only the IPv6 address", len(got))
 	}
 	x = index(ptr.To[int32](2000))
 	x.SetService(key, withIPs(1024, "2001:db8::1"), nil)
-	if got := x.RefusedOf(key); got != "" || len(x.export(peerKey{name: "a"})) != 1025 {
-		t.Errorf("a raised cap: refused %q, %d exported", got, len(x.export(peerKey{name: "a"})))
+	if got := x.RefusedOf(key); got != "" || len(x.Export(exports.PeerKey{Name: "a"})) != 1025 {
+		t.Errorf("a raised cap: refused %q, %d exported", got, len(x.Export(exports.PeerKey{Name: "a"})))
 	}
 }
 
@@ -169,8 +170,8 @@ func TestNodeAddressesAreNeverServiceAddresses(t *testing.T) {
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}}
 	in.nodeOwned = nodeOwned(in.Node)
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x := newExportIndex("worker-1")
-	x.addPeer(peerKey{name: "a"}, nil, rules)
+	x := exports.New("worker-1")
+	x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	for _, tc := range []struct {
 		external, lb, refused string

@@ -1,9 +1,7 @@
 package intent
 
 import (
-	"cmp"
 	"net/netip"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,43 +37,7 @@ func attributes(a *kbgpv1.BGPAttributes, ibgp bool) bgp.PathAttributes {
 		lp := uint32(*a.LocalPreference)
 		out.LocalPreference = &lp
 	}
-	return normalise(out)
-}
-
-// mergeAttributes is the union of communities and the highest local preference. The
-// next hop is the peer's for the family, the same in both.
-func mergeAttributes(a, b bgp.PathAttributes) bgp.PathAttributes {
-	out := bgp.PathAttributes{
-		Communities:      append(slices.Clone(a.Communities), b.Communities...),
-		LargeCommunities: append(slices.Clone(a.LargeCommunities), b.LargeCommunities...),
-		LocalPreference:  a.LocalPreference,
-		NextHop:          a.NextHop,
-	}
-	if !out.NextHop.IsValid() {
-		out.NextHop = b.NextHop
-	}
-	if b.LocalPreference != nil && (out.LocalPreference == nil || *b.LocalPreference > *out.LocalPreference) {
-		out.LocalPreference = b.LocalPreference
-	}
-	return normalise(out)
-}
-
-// normalise sorts and de-duplicates, so equal attribute sets compare equal and the
-// manager does not re-announce a path whose attributes did not really change.
-func normalise(a bgp.PathAttributes) bgp.PathAttributes {
-	slices.Sort(a.Communities)
-	a.Communities = slices.Compact(a.Communities)
-	slices.SortFunc(a.LargeCommunities, func(x, y bgp.LargeCommunity) int {
-		return cmp.Or(cmp.Compare(x.GlobalAdmin, y.GlobalAdmin), cmp.Compare(x.LocalData1, y.LocalData1), cmp.Compare(x.LocalData2, y.LocalData2))
-	})
-	a.LargeCommunities = slices.Compact(a.LargeCommunities)
-	if len(a.Communities) == 0 {
-		a.Communities = nil
-	}
-	if len(a.LargeCommunities) == 0 {
-		a.LargeCommunities = nil
-	}
-	return a
+	return out.Normalised()
 }
 
 // crossFamilyNextHop sets, on what a peer at peerAddr is sent of the other address

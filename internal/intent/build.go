@@ -12,6 +12,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
 
 // Input is everything Build reads.
@@ -63,8 +64,8 @@ type Result struct {
 	// are read from Exports.Refused.
 	Failed []kbgpv1.FailedResource
 	// Exports holds the built peers' exports per source, for the Service events that
-	// follow (nil when there is no node config).
-	Exports *ExportIndex
+	// follow (nil when there is no node config); the caller owns it.
+	Exports *exports.Index
 	// ShutdownWait is, while the node is drained, the longest waitSeconds of the peers
 	// sent graceful-shutdown paths: how long those must be out before the agent stops
 	// (0: no peer is in graceful shutdown).
@@ -77,7 +78,7 @@ func Build(in Input) Result {
 	if in.NodeConfig == nil {
 		return res
 	}
-	res.Exports = newExportIndex(in.NodeConfig.Name)
+	res.Exports = exports.New(in.NodeConfig.Name)
 	in.poolRanges = PoolRanges(in.LoadBalancerIPPools)
 	in.nodeOwned = nodeOwned(in.Node)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {
@@ -95,13 +96,8 @@ func Build(in Input) Result {
 		res.Exports.SetService(key, svc, in.EndpointSlices[key])
 	}
 	// The full build reports every refusal (Exports.Refused); only later events touch.
-	clear(res.Exports.touched)
-	for p := range res.Exports.rules {
-		di := res.Desired.Instances[p.instance]
-		dp := di.Peers[p.name]
-		dp.Export = res.Exports.export(p)
-		di.Peers[p.name] = dp
-	}
+	res.Exports.TouchedRefusals()
+	res.Exports.Fill(res.Desired)
 	// Two peers naming one missing object are one problem.
 	res.Failed = kbgpv1.NormalizeFailedResources(res.Failed, 0)
 	return res
@@ -146,7 +142,7 @@ func (b instanceBuilder) build() {
 			continue
 		}
 		b.out.Failed = append(b.out.Failed, problems...)
-		// The export is filled in from the ExportIndex once every Service is in it.
+		// The export is filled in from the exports.Index once every Service is in it.
 		ibgp := peer.ASN == uint32(b.inst.LocalASN)
 		pods, rules := peerAdvertisements(b.in, ads, ibgp)
 		if NetworkUnavailable(b.in.Node) {
@@ -162,7 +158,7 @@ func (b instanceBuilder) build() {
 			withGracefulShutdown(pods, rules, ibgp)
 			b.out.ShutdownWait = max(b.out.ShutdownWait, wait)
 		}
-		b.out.Exports.addPeer(peerKey{instance: key, name: np.Name}, pods, rules)
+		b.out.Exports.AddPeer(exports.PeerKey{Instance: key, Name: np.Name}, peer.Address, pods, serviceRules(rules))
 		di.Peers[np.Name] = bgp.DesiredPeer{Peer: *peer}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
 
 // TestAnAddressHasOneOwner: the review's second claim, across Services. Inside
@@ -27,7 +28,7 @@ func TestAnAddressHasOneOwner(t *testing.T) {
 		serviceAdWithin("all", nil, "65001:1", everything, everything, kbgpv1.ServiceExternalIP, kbgpv1.ServiceLoadBalancerIP),
 	}}
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
-	p := peerKey{name: "a"}
+	p := exports.PeerKey{Name: "a"}
 	svc := func(ns, name string, created int64, external string, lb ...string) (types.NamespacedName, *corev1.Service) {
 		s := lbService(name, nil, lb...)
 		s.Namespace, s.CreationTimestamp = ns, metav1.Unix(created, 0)
@@ -100,13 +101,13 @@ func TestAnAddressHasOneOwner(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := newExportIndex("worker-1")
+			x := exports.New("worker-1")
 			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-			x.addPeer(p, nil, rules)
+			x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 			for _, s := range tc.services {
 				x.SetService(s.key, s.svc, nil)
 			}
-			if got := hasPrefix(x.export(p), tc.addr+"/32"); got != tc.exported {
+			if got := hasPrefix(x.Export(p), tc.addr+"/32"); got != tc.exported {
 				t.Errorf("%s exported %v, want %v", tc.addr, got, tc.exported)
 			}
 			last := tc.services[len(tc.services)-1].key
@@ -123,22 +124,22 @@ func TestAnAddressHasOneOwner(t *testing.T) {
 func TestTheOwnersLeavingAnnouncesTheNext(t *testing.T) {
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{serviceAd("all", nil, "65001:1", kbgpv1.ServiceExternalIP)}}
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
-	x := newExportIndex("worker-1")
+	x := exports.New("worker-1")
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	p := peerKey{name: "a"}
-	x.addPeer(p, nil, rules)
+	p := exports.PeerKey{Name: "a"}
+	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	owner, squat := lbService("web", nil), lbService("squat", nil)
 	owner.CreationTimestamp, owner.Spec.ExternalTrafficPolicy = metav1.Unix(1000, 0), corev1.ServiceExternalTrafficPolicyLocal
 	squat.Namespace, squat.CreationTimestamp = "other", metav1.Unix(2000, 0)
 	ko, ks := types.NamespacedName{Namespace: "shop", Name: "web"}, types.NamespacedName{Namespace: "other", Name: "squat"}
 	x.SetService(ko, &owner, []discoveryv1.EndpointSlice{slice("web", "worker-2", ptr.To(true))})
 	x.SetService(ks, &squat, nil)
-	if x.RefusedOf(ks) == "" || len(x.export(p)) != 0 {
-		t.Fatalf("squatter: refused %q, exported %v", x.RefusedOf(ks), x.export(p))
+	if x.RefusedOf(ks) == "" || len(x.Export(p)) != 0 {
+		t.Fatalf("squatter: refused %q, exported %v", x.RefusedOf(ks), x.Export(p))
 	}
 	x.TouchedRefusals()
 	changes := x.SetService(ko, nil, nil)
-	if len(changes) != 1 || len(changes[0].Set) != 1 || changes[0].Set[0].Prefix != host("198.51.100.77") {
+	if chs := changes[bgp.InstanceKey{}]; len(changes) != 1 || len(chs) != 1 || len(chs[0].Set) != 1 || chs[0].Set[0].Prefix != host("198.51.100.77") {
 		t.Errorf("owner deleted: changes %v, want the squatter's address set", changes)
 	}
 	if got := x.TouchedRefusals(); len(got) != 2 || got[0] != ks || x.RefusedOf(ks) != "" {
@@ -157,9 +158,9 @@ func BenchmarkContestedAddress(b *testing.B) {
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			x := newExportIndex("worker-1")
+			x := exports.New("worker-1")
 			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-			x.addPeer(peerKey{name: "a"}, nil, rules)
+			x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 			claimant := func(i int) (types.NamespacedName, *corev1.Service) {
 				s := lbService("web", nil)
 				s.Namespace, s.CreationTimestamp = fmt.Sprintf("ns-%05d", i), metav1.Unix(int64(1000+i), 0)

@@ -10,7 +10,53 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
+
+// serviceRule is one Service entry of a BGPAdvertisement that one family of a peer
+// selects, with its Service selector compiled and its attributes converted for that
+// peer (local preference only for iBGP).
+type serviceRule struct {
+	family   bgp.Family
+	selector labels.Selector
+	entry    kbgpv1.Advertisement
+	attrs    bgp.PathAttributes
+	// advertisement names the BGPAdvertisement the entry is in, for refusals.
+	advertisement string
+	allowedRanges
+}
+
+// serviceRules are the Service rules of one peer: what decides, for the exports.Index,
+// what each Service gives the peer.
+type serviceRules []serviceRule
+
+// Routes implements exports.Rules. A prefix one rule selects points at that rule's
+// attributes; only a prefix several rules select gets an attribute set of its own,
+// their merge.
+func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, local bool) ([]exports.Route, []exports.Refusal) {
+	var routes []exports.Route
+	var refused []exports.Refusal
+	seen := map[netip.Prefix]int{}
+	for i := range rs {
+		r := &rs[i]
+		if !r.selector.Matches(lbls) {
+			continue
+		}
+		prefixes, no := serviceHostRoutes(svc, lbls, r, local)
+		refused = append(refused, no...)
+		for _, prefix := range prefixes {
+			j, dup := seen[prefix]
+			if !dup {
+				seen[prefix] = len(routes)
+				routes = append(routes, exports.Route{Prefix: prefix, Attributes: &r.attrs})
+				continue
+			}
+			merged := routes[j].Attributes.Merge(r.attrs)
+			routes[j].Attributes = &merged
+		}
+	}
+	return routes, refused
+}
 
 // serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
 // Service's addresses of its family and kinds, and the addresses it refuses because
@@ -18,58 +64,26 @@ import (
 // Service's kbgpv1.ServiceLabels; local says whether the Service has a ready endpoint on this
 // node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
 // addresses than the rule's maxAddressesPerService is refused as a whole.
-func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []refusal) {
+func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []exports.Refusal) {
 	for _, kind := range r.entry.Service.Addresses {
 		if nodeLocal(svc, kind) && !local {
 			continue
 		}
-		for _, addr := range serviceAddresses(svc, kind) {
+		for _, addr := range exports.ServiceAddresses(svc, kind) {
 			if addr.Is6() != (r.family == bgp.FamilyIPv6Unicast) {
 				continue
 			}
 			if !r.allows(kind, addr, lbls) {
-				refused = append(refused, refusal{addr: addr, kind: kind, advertisement: r.advertisement, nodeOwned: kind != kbgpv1.ServiceClusterIP && r.ownedByNode(addr)})
+				refused = append(refused, notAllowed(kind, addr, r.advertisement, kind != kbgpv1.ServiceClusterIP && r.ownedByNode(addr)))
 				continue
 			}
 			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))
 		}
 	}
 	if limit := r.maxAddresses(); len(routes) > limit {
-		return nil, append(refused, refusal{tooMany: len(routes), limit: limit, advertisement: r.advertisement})
+		return nil, append(refused, tooMany(len(routes), limit, r.advertisement))
 	}
 	return routes, refused
-}
-
-// serviceAddresses are the Service's addresses of one kind that parse.
-func serviceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []netip.Addr {
-	var raw []string
-	switch kind {
-	case kbgpv1.ServiceLoadBalancerIP:
-		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer ||
-			(svc.Spec.LoadBalancerClass != nil && *svc.Spec.LoadBalancerClass != kbgpv1.LoadBalancerClass) {
-			return nil
-		}
-		for _, ing := range svc.Status.LoadBalancer.Ingress {
-			raw = append(raw, ing.IP)
-		}
-	case kbgpv1.ServiceClusterIP:
-		if svc.Spec.ClusterIP == corev1.ClusterIPNone {
-			return nil
-		}
-		raw = svc.Spec.ClusterIPs
-		if len(raw) == 0 && svc.Spec.ClusterIP != "" {
-			raw = []string{svc.Spec.ClusterIP}
-		}
-	case kbgpv1.ServiceExternalIP:
-		raw = svc.Spec.ExternalIPs
-	}
-	var out []netip.Addr
-	for _, r := range raw {
-		if a, err := netip.ParseAddr(r); err == nil {
-			out = append(out, a.Unmap())
-		}
-	}
-	return out
 }
 
 // nodeLocal reports whether the Service keeps the traffic of the address kind on nodes
@@ -80,22 +94,6 @@ func nodeLocal(svc *corev1.Service, kind kbgpv1.ServiceAddressType) bool {
 		return svc.Spec.InternalTrafficPolicy != nil && *svc.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
 	}
 	return svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-}
-
-// hasLocalEndpoint reports whether one of the endpoints on node is ready. An endpoint
-// without a ready condition counts as ready (the API's rule).
-func hasLocalEndpoint(slices []discoveryv1.EndpointSlice, node string) bool {
-	for _, slice := range slices {
-		for _, ep := range slice.Endpoints {
-			if ep.NodeName == nil || *ep.NodeName != node {
-				continue
-			}
-			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // EndpointSliceService is the Service an EndpointSlice belongs to.

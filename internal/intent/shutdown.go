@@ -60,7 +60,7 @@ func withGracefulShutdown(pods []bgp.Path, rules []serviceRule, ibgp bool) {
 			zero := uint32(0)
 			a.LocalPreference = &zero
 		}
-		return normalise(a)
+		return a.Normalised()
 	}
 	for i := range pods {
 		pods[i].Attributes = mark(pods[i].Attributes)

@@ -129,7 +129,7 @@ func (b boundedRouter) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	return b.do("DeletePeer "+addr.String(), func() error { return b.router.DeletePeer(ctx, addr) })
 }
 
-func (b boundedRouter) ApplyExports(ctx context.Context, changes []bgp.PeerExportChange) error {
+func (b boundedRouter) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
 	return b.do("ApplyExports", func() error { return b.router.ApplyExports(ctx, changes) })
 }
 

@@ -120,13 +120,13 @@ func (s *Set) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, 
 // exportUpdate is the change of one running peer's export, by name.
 type exportUpdate struct {
 	name   string
-	change bgp.PeerExportChange
+	change bgp.ExportChange
 }
 
 // diffExport returns the change from the peer's applied export to want: the prefixes
 // new in want or carrying other attributes there, and those want no longer has.
 func diffExport(name string, have appliedPeer, want map[netip.Prefix]bgp.PathAttributes) (exportUpdate, bool) {
-	u := exportUpdate{name: name, change: bgp.PeerExportChange{Peer: have.peer.Address}}
+	u := exportUpdate{name: name, change: bgp.ExportChange{Peer: have.peer.Address}}
 	for p, a := range want {
 		if old, ok := have.export[p]; !ok || !reflect.DeepEqual(old, a) {
 			u.change.Set = append(u.change.Set, bgp.Path{Prefix: p, Attributes: a})
@@ -154,7 +154,7 @@ func applyExports(ctx context.Context, inst *instance, updates []exportUpdate) e
 	if len(updates) == 0 {
 		return nil
 	}
-	changes := make([]bgp.PeerExportChange, 0, len(updates))
+	changes := make([]bgp.ExportChange, 0, len(updates))
 	for _, u := range updates {
 		changes = append(changes, u.change)
 	}

@@ -200,13 +200,13 @@ func TestEachPeerGetsItsOwnAttributes(t *testing.T) {
 	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxPod, rackB))))
 	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
 	assertSent(t, r, addrB, path(pfxPod, rackB))
-	assertBatches(t, r, []bgp.PeerExportChange{setTo(addrA, path(pfxPod, rackA, extra))})
+	assertBatches(t, r, []bgp.ExportChange{setTo(addrA, path(pfxPod, rackA, extra))})
 
 	// Peer b stops selecting the pod CIDR, which a still gets: withdrawn from b only.
 	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod, rackA, extra), path(pfxSvc)), exporting(b, path(pfxSvc, rackB))))
 	assertSent(t, r, addrA, path(pfxPod, rackA, extra), path(pfxSvc))
 	assertSent(t, r, addrB, path(pfxSvc, rackB))
-	assertBatches(t, r, []bgp.PeerExportChange{{Peer: addrB, Set: []bgp.Path{path(pfxSvc, rackB)}, Remove: []netip.Prefix{pfxPod}}})
+	assertBatches(t, r, []bgp.ExportChange{{Peer: addrB, Set: []bgp.Path{path(pfxSvc, rackB)}, Remove: []netip.Prefix{pfxPod}}})
 
 	if r.Sessions(addrA) != 1 || r.Sessions(addrB) != 1 || f.Started(key) != 1 {
 		t.Errorf("attribute changes reset: sessions a=%d b=%d, speakers %d", r.Sessions(addrA), r.Sessions(addrB), f.Started(key))
@@ -221,9 +221,9 @@ func assertSent(t *testing.T, r *bgpfake.Router, addr netip.Addr, want ...bgp.Pa
 }
 
 // assertBatches checks that the last Apply changed exports in exactly one batch, want.
-func assertBatches(t *testing.T, r *bgpfake.Router, want []bgp.PeerExportChange) {
+func assertBatches(t *testing.T, r *bgpfake.Router, want []bgp.ExportChange) {
 	t.Helper()
-	if diff := cmp.Diff([][]bgp.PeerExportChange{want}, r.ExportBatches(), routerOpts); diff != "" {
+	if diff := cmp.Diff([][]bgp.ExportChange{want}, r.ExportBatches(), routerOpts); diff != "" {
 		t.Errorf("ApplyExports batches (-want +got):\n%s", diff)
 	}
 }

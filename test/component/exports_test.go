@@ -30,23 +30,23 @@ func TestServiceEventsReachEachPeer(t *testing.T) {
 	}
 	steps := []struct {
 		name         string
-		changes      []bgp.ExportChange
+		changes      bgp.ExportChanges
 		wantA, wantB []bgp.ReceivedRoute
 	}{
 		{"new to both, with different attributes",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c2)}}},
+			bgp.ExportChanges{key: {{Peer: a.Addr, Set: []bgp.Path{svc(c1)}}, {Peer: b.Addr, Set: []bgp.Path{svc(c2)}}}},
 			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"new attributes for a alone",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c3)}}},
+			bgp.ExportChanges{key: {{Peer: a.Addr, Set: []bgp.Path{svc(c3)}}}},
 			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c3).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"a stops getting it, b still does",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{pfxSvc}}},
+			bgp.ExportChanges{key: {{Peer: a.Addr, Remove: []netip.Prefix{pfxSvc}}}},
 			[]bgp.ReceivedRoute{pod}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c2).Attributes)}},
 		{"b stops getting it too",
-			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{pfxSvc}}},
+			bgp.ExportChanges{key: {{Peer: b.Addr, Remove: []netip.Prefix{pfxSvc}}}},
 			[]bgp.ReceivedRoute{pod}, []bgp.ReceivedRoute{pod}},
 		{"both get it again",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{svc(c1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{svc(c1)}}},
+			bgp.ExportChanges{key: {{Peer: a.Addr, Set: []bgp.Path{svc(c1)}}, {Peer: b.Addr, Set: []bgp.Path{svc(c1)}}}},
 			[]bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}, []bgp.ReceivedRoute{pod, route(pfxSvc, svc(c1).Attributes)}},
 	}
 	for _, s := range steps {

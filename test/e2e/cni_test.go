@@ -22,8 +22,8 @@ import (
 )
 
 // TestCNIPluginWithDebianPlugins drives the node's conflist (bridge cbr0, host-local with
-// one range per pod CIDR and no gateway, portmap, then kbgp-cni: the built kbgp binary
-// under that name) through libcni as a container runtime does, from inside a node
+// one range per pod CIDR and no gateway, portmap, then kbgp-cni: the built
+// cmd/kbgp-cni) through libcni as a container runtime does, from inside a node
 // namespace, for pods that are namespaces of their own. Debian's plugins run for real.
 func TestCNIPluginWithDebianPlugins(t *testing.T) {
 	independent(t)

@@ -26,7 +26,7 @@ const debianCNIDir = "/usr/lib/cni"
 
 // cniRuntime drives one node's CNI configuration as a container runtime does: libcni
 // from inside the node's namespace, with a bin dir of Debian's plugins and kbgp-cni (the
-// built kbgp binary under that name), and its results cache in a temporary directory
+// built cmd/kbgp-cni), and its results cache in a temporary directory
 // (never /var/lib/cni).
 type cniRuntime struct {
 	t      *testing.T
@@ -56,7 +56,7 @@ func newCNIRuntime(t *testing.T, node *netlab.Namespace, confPath string) *cniRu
 		}
 	}
 	binDir := t.TempDir()
-	cniCopyFile(t, kbgpBinary, filepath.Join(binDir, cni.PluginType), 0o755)
+	cniCopyFile(t, kbgpCNIBinary, filepath.Join(binDir, cni.PluginType), 0o755)
 	for _, p := range []string{"bridge", "host-local", "portmap", "loopback"} {
 		if err := os.Symlink(filepath.Join(debianCNIDir, p), filepath.Join(binDir, p)); err != nil {
 			t.Fatal(err)

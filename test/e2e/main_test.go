@@ -19,8 +19,9 @@ import (
 var (
 	// server is the API server shared by the package's tests.
 	server *apiserver.Server
-	// kbgpBinary is `kbgp` built from this checkout.
-	kbgpBinary string
+	// kbgpBinary is `kbgp` built from this checkout, kbgpCNIBinary its CNI plugin.
+	kbgpBinary    string
+	kbgpCNIBinary string
 	// kubectlBGPBinary is the kubectl plugin built from this checkout.
 	kubectlBGPBinary string
 )
@@ -38,6 +39,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	kbgpBinary = filepath.Join(dir, "kbgp")
+	kbgpCNIBinary = filepath.Join(dir, "kbgp-cni")
 	kubectlBGPBinary = filepath.Join(dir, "kubectl-bgp")
 	s, err := apiserver.Start()
 	if err != nil {
@@ -50,7 +52,7 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "e2e: stop api server:", err)
 		}
 	}()
-	for bin, pkg := range map[string]string{kbgpBinary: "./cmd/kbgp", kubectlBGPBinary: "./cmd/kubectl-bgp"} {
+	for bin, pkg := range map[string]string{kbgpBinary: "./cmd/kbgp", kbgpCNIBinary: "./cmd/kbgp-cni", kubectlBGPBinary: "./cmd/kubectl-bgp"} {
 		build := exec.Command("go", "build", "-o", bin, pkg)
 		build.Dir = s.RepoRoot
 		if out, err := build.CombinedOutput(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/bgp"
 	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/exports"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/nodeinput"
 	"kbgp.io/kbgp/internal/speakers"
@@ -50,7 +51,7 @@ type Reconciler struct {
 	// update and diff; exportsStale is set when applying such an update failed. What
 	// each peer runs with and is sent is kept by the speakers alone (speakers.Applied):
 	// a full build starts from it, so nothing here mirrors it.
-	exports      *intent.ExportIndex
+	exports      *exports.Index
 	exportsStale bool
 	// restart keeps a restore from the checkpoint from overwriting the API server's
 	// state, and records what the speakers run after each apply.

@@ -129,7 +129,7 @@ func (w *StatusWriter) Update(nc *kbgpv1.BGPNodeConfig, build intent.Result, rou
 }
 
 // SetRefused replaces the Services whose addresses are refused (after a full build,
-// as ExportIndex.Refused lists them) and triggers a refresh if they changed. Each
+// as exports.Index.Refused lists them) and triggers a refresh if they changed. Each
 // Service newly refused, or refused for another reason, gets an AddressNotAllowed event.
 func (w *StatusWriter) SetRefused(refused []kbgpv1.FailedResource) {
 	next := make(map[string]string, len(refused))

@@ -73,7 +73,7 @@ type Router struct {
 	peers    map[netip.Addr]*peer
 	sessions map[netip.Addr]int
 	// batches records the changes of each ApplyExports call.
-	batches [][]bgp.PeerExportChange
+	batches [][]bgp.ExportChange
 	// bmp are the collectors of the last SetBMP; bmpCalls counts the calls.
 	bmp      []bgp.BMPCollector
 	bmpCalls int
@@ -148,7 +148,7 @@ func (r *Router) DeletePeer(_ context.Context, addr netip.Addr) error {
 
 // ApplyExports implements bgp.Router. A batch naming a peer that does not exist, or a
 // peer twice, changes nothing and fails.
-func (r *Router) ApplyExports(_ context.Context, changes []bgp.PeerExportChange) error {
+func (r *Router) ApplyExports(_ context.Context, changes []bgp.ExportChange) error {
 	if err := r.faults.inject(OpApplyExports); err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (r *Router) Advertised(addr netip.Addr) []bgp.Path {
 
 // ExportBatches returns the changes of every ApplyExports call so far, one slice per
 // call, and forgets them: tests check that changes are batched and minimal.
-func (r *Router) ExportBatches() [][]bgp.PeerExportChange {
+func (r *Router) ExportBatches() [][]bgp.ExportChange {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.batches

@@ -20,7 +20,7 @@ import (
 // peerEdit is the planned change of one peer's export.
 type peerEdit struct {
 	addr netip.Addr
-	pe   *peerExport
+	pe   *peerStatements
 	edit exportEdit
 }
 
@@ -36,13 +36,13 @@ type peerEdit struct {
 //     are added in one AddPath: new ones are originated, originated ones re-added
 //     (see addPaths), so each goes through every peer's final policy once, however many
 //     peers' exports of it changed.
-func (r *router) ApplyExports(ctx context.Context, changes []bgp.PeerExportChange) error {
+func (r *router) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
 	r.exportMu.Lock()
 	defer r.exportMu.Unlock()
 	edits := make([]peerEdit, 0, len(changes))
 	seen := map[netip.Addr]bool{}
 	for _, ch := range changes {
-		pe, ok := r.exports[ch.Peer]
+		pe, ok := r.statements[ch.Peer]
 		if !ok {
 			return fmt.Errorf("peer %s not found", ch.Peer)
 		}
@@ -96,7 +96,7 @@ func (r *router) editPeer(ctx context.Context, e peerEdit) error {
 
 // dropExport deletes the peer's export policy and withdraws the prefixes no other peer
 // exports. The peer is gone or never came up, so nothing is sent to it any more.
-func (r *router) dropExport(ctx context.Context, addr netip.Addr, pe *peerExport) error {
+func (r *router) dropExport(ctx context.Context, addr netip.Addr, pe *peerStatements) error {
 	err := r.deleteExportPolicy(ctx, addr, pe)
 	e := pe.plan(nil, slices.Collect(maps.Keys(pe.byPrefix)))
 	delta := map[netip.Prefix]int{}
@@ -108,7 +108,7 @@ func (r *router) dropExport(ctx context.Context, addr netip.Addr, pe *peerExport
 
 // commit records an applied edit of a peer's export policy and counts the peers that
 // export each prefix: the one place where the reference counts change.
-func (r *router) commit(pe *peerExport, e exportEdit) {
+func (r *router) commit(pe *peerStatements, e exportEdit) {
 	pe.commit(e)
 	delta := map[netip.Prefix]int{}
 	e.countRefs(delta)

@@ -38,20 +38,20 @@ func TestOriginatesWhatSomePeerExports(t *testing.T) {
 		{"a peer with two prefixes", func() error { return r.AddPeer(ctx, peer(a), []bgp.Path{{Prefix: p1}, {Prefix: p2}}) }, []netip.Prefix{p1, p2}},
 		{"another peer sharing one, with a new one", func() error { return r.AddPeer(ctx, peer(b), []bgp.Path{{Prefix: p2, Attributes: c1}, {Prefix: p3}}) }, []netip.Prefix{p1, p2, p3}},
 		{"a shared prefix leaves one peer", func() error {
-			return r.ApplyExports(ctx, []bgp.PeerExportChange{{Peer: a, Remove: []netip.Prefix{p2}}})
+			return r.ApplyExports(ctx, []bgp.ExportChange{{Peer: a, Remove: []netip.Prefix{p2}}})
 		}, []netip.Prefix{p1, p2, p3}},
 		{"moves and attribute changes", func() error {
-			return r.ApplyExports(ctx, []bgp.PeerExportChange{{Peer: a, Set: []bgp.Path{{Prefix: p2, Attributes: c1}}, Remove: []netip.Prefix{p1}}, {Peer: b, Set: []bgp.Path{{Prefix: p3, Attributes: c1}}}})
+			return r.ApplyExports(ctx, []bgp.ExportChange{{Peer: a, Set: []bgp.Path{{Prefix: p2, Attributes: c1}}, Remove: []netip.Prefix{p1}}, {Peer: b, Set: []bgp.Path{{Prefix: p3, Attributes: c1}}}})
 		}, []netip.Prefix{p2, p3}},
 		{"the last peer exporting a prefix goes", func() error { return r.DeletePeer(ctx, b) }, []netip.Prefix{p2}},
 		{"a peer twice in a batch is refused", func() error {
-			if err := r.ApplyExports(ctx, []bgp.PeerExportChange{{Peer: a, Remove: []netip.Prefix{p2}}, {Peer: a}}); err == nil {
+			if err := r.ApplyExports(ctx, []bgp.ExportChange{{Peer: a, Remove: []netip.Prefix{p2}}, {Peer: a}}); err == nil {
 				t.Error("a batch naming a peer twice was accepted")
 			}
 			return nil
 		}, []netip.Prefix{p2}},
 		{"the last prefix leaves", func() error {
-			return r.ApplyExports(ctx, []bgp.PeerExportChange{{Peer: a, Remove: []netip.Prefix{p2}}})
+			return r.ApplyExports(ctx, []bgp.ExportChange{{Peer: a, Remove: []netip.Prefix{p2}}})
 		}, nil},
 	}
 	opts := cmp.Options{cmp.Comparer(func(x, y netip.Prefix) bool { return x == y }), cmpopts.EquateEmpty()}

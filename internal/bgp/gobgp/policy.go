@@ -79,7 +79,7 @@ func (r *router) addExportPolicy(ctx context.Context, addr netip.Addr) error {
 }
 
 // deleteExportPolicy undoes addExportPolicy and every statement editExport added.
-func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr, pe *peerExport) error {
+func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr, pe *peerStatements) error {
 	name := exportPrefix + addr.String()
 	err := r.srv.DeletePolicyAssignment(ctx, &api.DeletePolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
 		Name: globalTable, Direction: api.PolicyDirection_POLICY_DIRECTION_EXPORT, Policies: []*api.Policy{{Name: name}},
@@ -106,7 +106,7 @@ func (r *router) deleteExportPolicy(ctx context.Context, addr netip.Addr, pe *pe
 // editExport applies a planned change of the peer's export to its policy: prefix sets
 // grow (a new attribute set gets its prefix set and statement), then shrink (an emptied
 // one loses its statement and prefix set). It sends nothing by itself.
-func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerExport, e exportEdit) error {
+func (r *router) editExport(ctx context.Context, addr netip.Addr, pe *peerStatements, e exportEdit) error {
 	for _, g := range e.grow {
 		ds := prefixSet(prefixSetName(addr, g.cell), g.prefixes)
 		if err := r.srv.AddDefinedSet(ctx, &api.AddDefinedSetRequest{DefinedSet: ds}); err != nil {

@@ -35,8 +35,8 @@ type router struct {
 	// exportMu serialises every change of what peers are sent and guards the state
 	// below, which together says what each peer is sent (see origin.go).
 	exportMu sync.Mutex
-	// exports is each peer's export policy bookkeeping, by address.
-	exports map[netip.Addr]*peerExport
+	// statements are each peer's export policy statements, by address.
+	statements map[netip.Addr]*peerStatements
 	// prefixes holds, per prefix, how many peers export it and whether it is
 	// originated (see prefixState); one map, since it has an entry per route.
 	prefixes map[netip.Prefix]prefixState
@@ -56,7 +56,7 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 		notify = func() {}
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
-		exports: map[netip.Addr]*peerExport{}, prefixes: map[netip.Prefix]prefixState{},
+		statements: map[netip.Addr]*peerStatements{}, prefixes: map[netip.Prefix]prefixState{},
 		resend: map[netip.Prefix]struct{}{}}
 }
 
@@ -66,7 +66,7 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) error {
 	r.exportMu.Lock()
 	defer r.exportMu.Unlock()
-	pe := newPeerExport()
+	pe := newPeerStatements()
 	if err := r.addExportPolicy(ctx, p.Address); err != nil {
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
@@ -89,7 +89,7 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 		_ = r.dropExport(ctx, p.Address, pe)
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
-	r.exports[p.Address] = pe
+	r.statements[p.Address] = pe
 	return nil
 }
 
@@ -116,8 +116,8 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	if err := r.setImports(ctx, addr, nil); err != nil {
 		return err
 	}
-	pe := r.exports[addr]
-	delete(r.exports, addr)
+	pe := r.statements[addr]
+	delete(r.statements, addr)
 	if pe == nil {
 		return nil
 	}

@@ -119,7 +119,7 @@ func TestBurstOfChangesIsPacked(t *testing.T) {
 	ctx := context.Background()
 	go func() {
 		for _, p := range hostRoutes("10.129.0.1", changes) {
-			if err := l.router.ApplyExports(ctx, []bgp.PeerExportChange{{Peer: l.peer, Set: []bgp.Path{p}}}); err != nil {
+			if err := l.router.ApplyExports(ctx, []bgp.ExportChange{{Peer: l.peer, Set: []bgp.Path{p}}}); err != nil {
 				t.Error(err)
 				return
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,11 +41,11 @@ type imageArchive struct {
 }
 
 // buildImages builds the static binaries (kbgp exactly as the Dockerfile does) and
-// writes the images into dir: kbgp under two tags that differ only in a label (so a
+// writes the images into dir: kbgp (with kbgp-cni beside it) under two tags that differ only in a label (so a
 // rollout can be driven), the pod sandbox and the echo workload.
 func buildImages(repo, dir string) ([]imageArchive, error) {
 	bins := filepath.Join(dir, "bin")
-	if err := goBuild(repo, bins, "-ldflags", "-s -w -X main.version=cluster", "./cmd/kbgp"); err != nil {
+	if err := goBuild(repo, bins, "-ldflags", "-s -w -X main.version=cluster", "./cmd/kbgp", "./cmd/kbgp-cni"); err != nil {
 		return nil, err
 	}
 	if err := goBuild(repo, bins, "-ldflags", "-s -w", "./test/cluster/images/pause", "./test/cluster/images/echo"); err != nil {
@@ -54,13 +55,17 @@ func buildImages(repo, dir string) ([]imageArchive, error) {
 		"etc/passwd": "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
 		"etc/group":  "root:x:0:\nnonroot:x:65532:\n",
 	}
+	// The CNI plugin install-cni copies out of the image, as the Dockerfile puts it.
+	cni := map[string]string{"usr/local/bin/kbgp-cni": "kbgp-cni"}
 	specs := []struct {
 		ref, bin, path, user, version string
+		// beside are more binaries in the image: path → built binary.
+		beside map[string]string
 	}{
-		{KbgpImage + ":" + KbgpTagA, "kbgp", "usr/local/bin/kbgp", nonroot, KbgpTagA},
-		{KbgpImage + ":" + KbgpTagB, "kbgp", "usr/local/bin/kbgp", nonroot, KbgpTagB},
-		{PauseImage, "pause", "pause", nonroot, "test"},
-		{EchoImage, "echo", "echo", nonroot, "test"},
+		{KbgpImage + ":" + KbgpTagA, "kbgp", "usr/local/bin/kbgp", nonroot, KbgpTagA, cni},
+		{KbgpImage + ":" + KbgpTagB, "kbgp", "usr/local/bin/kbgp", nonroot, KbgpTagB, cni},
+		{PauseImage, "pause", "pause", nonroot, "test", nil},
+		{EchoImage, "echo", "echo", nonroot, "test", nil},
 	}
 	var out []imageArchive
 	for _, s := range specs {
@@ -68,11 +73,15 @@ func buildImages(repo, dir string) ([]imageArchive, error) {
 		for k, v := range passwd {
 			files[k] = v
 		}
-		bin, err := os.ReadFile(filepath.Join(bins, s.bin))
-		if err != nil {
-			return nil, err
+		binaries := map[string]string{s.path: s.bin}
+		maps.Copy(binaries, s.beside)
+		for path, name := range binaries {
+			bin, err := os.ReadFile(filepath.Join(bins, name))
+			if err != nil {
+				return nil, err
+			}
+			files[path] = string(bin)
 		}
-		files[s.path] = string(bin)
 		path := filepath.Join(dir, fmt.Sprintf("image-%d.tar", len(out)))
 		if err := writeImage(s.ref, path, files, "/"+s.path, s.user, s.version); err != nil {
 			return nil, fmt.Errorf("image %s: %w", s.ref, err)
@@ -103,8 +112,9 @@ var baseDirs = []tar.Header{
 }
 
 // writeImage writes a one-layer image holding distroless's directories and files
-// (path → content; the entrypoint gets mode 0755) with entrypoint, user and a
-// version label, as a docker-archive tar.
+// (path → content; the entrypoint and usr/local/bin's binaries get mode 0755, as the
+// Dockerfile's COPY keeps them) with entrypoint, user and a version label, as a
+// docker-archive tar.
 func writeImage(ref, path string, files map[string]string, entrypoint, user, version string) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -128,7 +138,7 @@ func writeImage(ref, path string, files map[string]string, entrypoint, user, ver
 	}
 	for _, name := range sortedKeys(files) {
 		mode := int64(0o644)
-		if "/"+name == entrypoint {
+		if "/"+name == entrypoint || filepath.Dir(name) == "usr/local/bin" {
 			mode = 0o755
 		}
 		body := files[name]

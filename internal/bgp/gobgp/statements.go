@@ -10,13 +10,15 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// peerExport is the bookkeeping of one peer's export policy. Prefixes that carry the
+// peerStatements are the statements of one peer's export policy, as the adapter keeps
+// them: not what the peer is sent (the caller says that, see bgp.Router), but how it is
+// laid out in GoBGP's policy language. Prefixes that carry the
 // same attributes to the peer share an attribute set; each attribute set has, per
 // family, one statement (GoBGP refuses mixed families in one prefix set) that matches
 // its prefix set and sets its attributes. A statement exists exactly while its prefix
 // set is not empty, so the policy has one statement per distinct attribute set and
 // family in use, however many prefixes the peer gets.
-type peerExport struct {
+type peerStatements struct {
 	byPrefix map[netip.Prefix]uint64
 	sets     map[uint64]*attributeSet
 	ids      map[string]uint64
@@ -64,14 +66,14 @@ type exportEdit struct {
 	next         uint64
 }
 
-func newPeerExport() *peerExport {
-	return &peerExport{byPrefix: map[netip.Prefix]uint64{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
+func newPeerStatements() *peerStatements {
+	return &peerStatements{byPrefix: map[netip.Prefix]uint64{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
 }
 
 // plan computes the edit that gives the prefixes of set their attributes and takes the
 // prefixes of remove out, without changing pe. Its cost is in the size of the change,
 // not of the export.
-func (pe *peerExport) plan(set []bgp.Path, remove []netip.Prefix) exportEdit {
+func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit {
 	e := exportEdit{newSets: map[uint64]bgp.PathAttributes{}, next: pe.next}
 	newIDs := map[string]uint64{}
 	grow, shrink := map[cell][]netip.Prefix{}, map[cell][]netip.Prefix{}
@@ -122,7 +124,7 @@ func (pe *peerExport) plan(set []bgp.Path, remove []netip.Prefix) exportEdit {
 }
 
 // commit records an applied edit.
-func (pe *peerExport) commit(e exportEdit) {
+func (pe *peerStatements) commit(e exportEdit) {
 	for id, a := range e.newSets {
 		pe.sets[id] = &attributeSet{attrs: a}
 		pe.ids[attributesKey(a)] = id
@@ -150,7 +152,7 @@ func (pe *peerExport) commit(e exportEdit) {
 }
 
 // cells lists the statements the peer's policy has, for tearing it down.
-func (pe *peerExport) cells() []cell {
+func (pe *peerStatements) cells() []cell {
 	var out []cell
 	for _, id := range slices.Sorted(maps.Keys(pe.sets)) {
 		for fam, v6 := range []bool{false, true} {
@@ -162,7 +164,7 @@ func (pe *peerExport) cells() []cell {
 	return out
 }
 
-func (pe *peerExport) count(c cell) int {
+func (pe *peerStatements) count(c cell) int {
 	s, ok := pe.sets[c.id]
 	if !ok {
 		return 0
@@ -170,7 +172,7 @@ func (pe *peerExport) count(c cell) int {
 	return s.count[familyIndex(c.v6)]
 }
 
-func (e exportEdit) attributes(pe *peerExport, id uint64) bgp.PathAttributes {
+func (e exportEdit) attributes(pe *peerStatements, id uint64) bgp.PathAttributes {
 	if a, ok := e.newSets[id]; ok {
 		return a
 	}

@@ -16,22 +16,39 @@ import (
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 )
 
-// advertisedPaths is what one peer with families fams is sent, through an ExportIndex
+// advertisedPaths is what one peer with families fams is sent, through an exports.Index
 // as Build uses it, sorted by prefix.
 func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
-	x := newExportIndex(in.Node.Name)
-	p := peerKey{name: "peer"}
+	x := exports.New(in.Node.Name)
+	p := exports.PeerKey{Name: "peer"}
 	pods, rules := peerAdvertisements(in, fams, ibgp)
-	x.addPeer(p, pods, rules)
+	x.AddPeer(p, peerAddr(p.Name), pods, serviceRules(rules))
 	for i := range in.Services {
 		svc := &in.Services[i]
 		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 		x.SetService(key, svc, in.EndpointSlices[key])
 	}
-	return sortedPaths(x.export(p))
+	return sortedPaths(x.Export(p))
 }
+
+// peerAddrs are the addresses of the tests' peers, by name; peerNames the reverse.
+var peerAddrs = map[string]netip.Addr{
+	"a": netip.MustParseAddr("10.0.0.1"), "b": netip.MustParseAddr("10.0.0.2"), "peer": netip.MustParseAddr("10.0.0.3"),
+	"dual": netip.MustParseAddr("10.0.0.4"), "v4": netip.MustParseAddr("10.0.0.5"), "none": netip.MustParseAddr("10.0.0.6"),
+}
+
+var peerNames = func() map[netip.Addr]string {
+	out := map[netip.Addr]string{}
+	for name, addr := range peerAddrs {
+		out[addr] = name
+	}
+	return out
+}()
+
+func peerAddr(name string) netip.Addr { return peerAddrs[name] }
 
 func sortedPaths(export map[netip.Prefix]bgp.PathAttributes) []bgp.Path {
 	var out []bgp.Path
@@ -48,11 +65,11 @@ func TestSetServiceReturnsTheDifference(t *testing.T) {
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{
 		serviceAd("lb", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP),
 	}}
-	x := newExportIndex("worker-1")
-	a, b := peerKey{name: "a"}, peerKey{name: "b"}
+	x := exports.New("worker-1")
+	a, b := exports.PeerKey{Name: "a"}, exports.PeerKey{Name: "b"}
 	_, rulesA := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(a, nil, rulesA)
-	x.addPeer(b, nil, nil) // selects nothing
+	x.AddPeer(a, peerAddr(a.Name), nil, serviceRules(rulesA))
+	x.AddPeer(b, peerAddr(b.Name), nil, serviceRules(nil)) // selects nothing
 	c1 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
 	web := lbService("web", nil, "203.0.113.10")
@@ -60,23 +77,20 @@ func TestSetServiceReturnsTheDifference(t *testing.T) {
 	steps := []struct {
 		name string
 		svc  *corev1.Service
-		want []bgp.ExportChange
+		want bgp.ExportChanges
 	}{
 		{"created: peer a gets it, b nothing", &web,
-			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: c1}}}}}},
 		{"unchanged: nothing", &web, nil},
 		{"IP changed: one set, one remove", ptr.To(lbService("web", nil, "203.0.113.20")),
-			[]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.20"), Attributes: c1}}, Remove: []netip.Prefix{host("203.0.113.10")}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.20"), Attributes: c1}}, Remove: []netip.Prefix{host("203.0.113.10")}}}}},
 		{"deleted: withdrawn", nil,
-			[]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.20")}}}},
+			bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Remove: []netip.Prefix{host("203.0.113.20")}}}}},
 	}
 	for _, s := range steps {
 		if diff := cmp.Diff(s.want, x.SetService(key, s.svc, nil), cmpOpts...); diff != "" {
 			t.Errorf("%s: changes (-want +got):\n%s", s.name, diff)
 		}
-	}
-	if len(x.services) != 0 || len(x.contributors[a]) != 0 {
-		t.Errorf("index keeps state of a deleted Service: %v %v", x.services, x.contributors[a])
 	}
 }
 
@@ -88,10 +102,10 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 		serviceAd("front", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"tier": "front"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
 		serviceAd("all", nil, "65001:2", kbgpv1.ServiceLoadBalancerIP),
 	}}
-	x := newExportIndex("worker-1")
-	p := peerKey{name: "a"}
+	x := exports.New("worker-1")
+	p := exports.PeerKey{Name: "a"}
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(p, nil, rules)
+	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	front := lbService("front", map[string]string{"tier": "front"}, "203.0.113.10")
 	back := lbService("back", nil, "203.0.113.10")
 	kf, kb := types.NamespacedName{Namespace: "shop", Name: "front"}, types.NamespacedName{Namespace: "shop", Name: "back"}
@@ -102,16 +116,16 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 	if got := x.SetService(kb, &back, nil); len(got) != 0 {
 		t.Errorf("a second source adding nothing new changed the export: %v", got)
 	}
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: only2}}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: only2}}}}},
 		x.SetService(kf, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("front deleted (-want +got):\n%s", diff)
 	}
 	x.SetService(kf, &front, nil)
-	if got := x.export(p)[host("203.0.113.10")]; !cmp.Equal(got, both, cmpOpts...) {
+	if got := x.Export(p)[host("203.0.113.10")]; !cmp.Equal(got, both, cmpOpts...) {
 		t.Errorf("both sources: %v, want %v", got, both)
 	}
 	x.SetService(kf, nil, nil)
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Remove: []netip.Prefix{host("203.0.113.10")}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Remove: []netip.Prefix{host("203.0.113.10")}}}},
 		x.SetService(kb, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("last source deleted (-want +got):\n%s", diff)
 	}
@@ -129,10 +143,10 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 		serviceAd("shop", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "shop"}}, "65001:1", kbgpv1.ServiceLoadBalancerIP),
 		serviceAd("other", &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": "other"}}, "65535:666", kbgpv1.ServiceLoadBalancerIP),
 	}}
-	x := newExportIndex("worker-1")
-	p := peerKey{name: "a"}
+	x := exports.New("worker-1")
+	p := exports.PeerKey{Name: "a"}
 	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
-	x.addPeer(p, nil, rules)
+	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	owner := lbService("web", nil, "203.0.113.10")
 	owner.CreationTimestamp = metav1.Unix(1000, 0)
 	squatter := lbService("squat", nil, "203.0.113.10")
@@ -145,10 +159,10 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 	if got := x.SetService(ks, &squatter, nil); len(got) != 0 {
 		t.Errorf("a later Service of another namespace changed the owner's prefix: %v", got)
 	}
-	if got := x.export(p)[host("203.0.113.10")]; !cmp.Equal(got, shop, cmpOpts...) {
+	if got := x.Export(p)[host("203.0.113.10")]; !cmp.Equal(got, shop, cmpOpts...) {
 		t.Errorf("shared with another namespace: %v, want the owner's %v", got, shop)
 	}
-	if diff := cmp.Diff([]bgp.ExportChange{{Peer: "a", Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: blackhole}}}},
+	if diff := cmp.Diff(bgp.ExportChanges{{}: {{Peer: peerAddr("a"), Set: []bgp.Path{{Prefix: host("203.0.113.10"), Attributes: blackhole}}}}},
 		x.SetService(ko, nil, nil), cmpOpts...); diff != "" {
 		t.Errorf("owner deleted (-want +got):\n%s", diff)
 	}
@@ -171,11 +185,11 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 		"v4":   {{bgp.FamilyIPv4Unicast, sel}},
 		"none": nil,
 	}
-	build := func(svcs map[types.NamespacedName]corev1.Service, eps map[types.NamespacedName][]discoveryv1.EndpointSlice) *ExportIndex {
-		x := newExportIndex("worker-1")
+	build := func(svcs map[types.NamespacedName]corev1.Service, eps map[types.NamespacedName][]discoveryv1.EndpointSlice) *exports.Index {
+		x := exports.New("worker-1")
 		for name, f := range fams {
 			pods, rules := peerAdvertisements(in, f, false)
-			x.addPeer(peerKey{name: name}, pods, rules)
+			x.AddPeer(exports.PeerKey{Name: name}, peerAddr(name), pods, serviceRules(rules))
 		}
 		for k, s := range svcs {
 			x.SetService(k, &s, eps[k])
@@ -187,7 +201,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 	incremental := build(nil, nil)
 	applied := map[string]map[netip.Prefix]bgp.PathAttributes{}
 	for name := range fams {
-		applied[name] = incremental.export(peerKey{name: name})
+		applied[name] = incremental.Export(exports.PeerKey{Name: name})
 	}
 	ips := []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "2001:db8::1", "2001:db8::2"}
 	refused := map[string]string{}
@@ -217,12 +231,13 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 			svcs[key] = s
 			svc = &s
 		}
-		for _, ch := range incremental.SetService(key, svc, eps[key]) {
+		for _, ch := range incremental.SetService(key, svc, eps[key])[bgp.InstanceKey{}] {
+			name := peerNames[ch.Peer]
 			for _, p := range ch.Set {
-				applied[ch.Peer][p.Prefix] = p.Attributes
+				applied[name][p.Prefix] = p.Attributes
 			}
 			for _, p := range ch.Remove {
-				delete(applied[ch.Peer], p)
+				delete(applied[name], p)
 			}
 		}
 		for _, k := range incremental.TouchedRefusals() {
@@ -241,7 +256,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 			t.Fatalf("step %d: refusals differ from a full build (-full +incremental):\n%s", step, diff)
 		}
 		for name := range fams {
-			want := full.export(peerKey{name: name})
+			want := full.Export(exports.PeerKey{Name: name})
 			if diff := cmp.Diff(sortedPaths(want), sortedPaths(applied[name]), cmpOpts...); diff != "" {
 				t.Fatalf("step %d, peer %s: incremental exports differ from a full build (-full +incremental):\n%s", step, name, diff)
 			}

@@ -1,4 +1,4 @@
-package intent
+package exports
 
 import (
 	"cmp"
@@ -10,57 +10,45 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// peerKey names a peer of the node across its speakers.
-type peerKey struct {
-	instance bgp.InstanceKey
-	name     string
-}
-
-// serviceRule is one Service entry of a BGPAdvertisement that one family of a peer
-// selects, with its Service selector compiled and its attributes converted for that
-// peer (local preference only for iBGP).
-type serviceRule struct {
-	family   bgp.Family
-	selector labels.Selector
-	entry    kbgpv1.Advertisement
-	attrs    bgp.PathAttributes
-	// advertisement names the BGPAdvertisement the entry is in, for refusals.
-	advertisement string
-	allowedRanges
+// PeerKey names a peer of the node across its speakers.
+type PeerKey struct {
+	Instance bgp.InstanceKey
+	Name     string
 }
 
 // podCIDRSource is the source key of the node's pod CIDRs; Services are keyed by
 // namespace/name, which is never empty.
 var podCIDRSource = types.NamespacedName{}
 
-// ExportIndex is what every peer of the node is sent, kept per source — the node's
-// pod CIDRs and each Service — so that a Service or EndpointSlice event recomputes
-// only that Service's prefixes and yields only the difference (O(change), not
-// O(Services)). Build creates it with the full state; the agent then feeds it single
-// Services with SetService. It is not safe for concurrent use.
+// Index is what every peer of the node is sent, kept per source — the node's pod
+// CIDRs and each Service — so that a Service or EndpointSlice event recomputes only
+// that Service's prefixes and yields only the difference (O(change), not O(Services)).
+// intent.Build creates it with the full state; the agent then feeds it single Services
+// with SetService. It is not safe for concurrent use.
 //
 // It is laid out for 100k+ prefixes: a prefix costs one slice entry in its Service's
 // contributions and one map entry per peer, and the attribute sets are shared by every
 // prefix a rule selects.
-type ExportIndex struct {
+type Index struct {
 	node  string
-	rules map[peerKey][]serviceRule
+	rules map[PeerKey]Rules
+	// addrs are the peers' addresses, which the changes name them by.
+	addrs map[PeerKey]netip.Addr
 	// services are the current contributions of each Service, per peer.
-	services map[types.NamespacedName]map[peerKey][]contribution
+	services map[types.NamespacedName]map[PeerKey][]Route
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
 	// sent is their merge (union of communities, highest local preference).
-	contributors map[peerKey]map[netip.Prefix]sources
+	contributors map[PeerKey]map[netip.Prefix]sources
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
-	refused map[types.NamespacedName][]refusal
+	refused map[types.NamespacedName][]Refusal
 	// created are the Services' creation times: of several Services claiming one
 	// address, the oldest owns it.
 	created map[types.NamespacedName]time.Time
@@ -72,13 +60,6 @@ type ExportIndex struct {
 	touched map[types.NamespacedName]struct{}
 }
 
-// contribution is what one source gives one peer for one prefix. attrs is shared and
-// never modified.
-type contribution struct {
-	prefix netip.Prefix
-	attrs  *bgp.PathAttributes
-}
-
 // sources are the contributions to one prefix of one peer. Nearly always there is one
 // source, kept inline; more holds the others when several Services (or a Service and
 // the pod CIDRs) announce the same prefix.
@@ -88,27 +69,30 @@ type sources struct {
 	more  map[types.NamespacedName]*bgp.PathAttributes
 }
 
-func newExportIndex(node string) *ExportIndex {
-	return &ExportIndex{
+// New returns an empty index for the node named node (whose endpoints count as local).
+func New(node string) *Index {
+	return &Index{
 		node:         node,
-		rules:        map[peerKey][]serviceRule{},
-		services:     map[types.NamespacedName]map[peerKey][]contribution{},
-		contributors: map[peerKey]map[netip.Prefix]sources{},
-		refused:      map[types.NamespacedName][]refusal{},
+		rules:        map[PeerKey]Rules{},
+		addrs:        map[PeerKey]netip.Addr{},
+		services:     map[types.NamespacedName]map[PeerKey][]Route{},
+		contributors: map[PeerKey]map[netip.Prefix]sources{},
+		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
 		touched:      map[types.NamespacedName]struct{}{},
 	}
 }
 
-// addPeer registers a peer with its pod CIDR paths and the Service rules its families
-// select. Services added afterwards are matched against the rules.
-func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
+// AddPeer registers a peer at addr with its pod CIDR paths and the rules that decide
+// what each Service gives it. Services set afterwards are matched against the rules.
+func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules) {
 	x.rules[p] = rules
+	x.addrs[p] = addr
 	x.contributors[p] = map[netip.Prefix]sources{}
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
-		merged[path.Prefix] = mergeAttributes(merged[path.Prefix], path.Attributes)
+		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
 	}
 	for prefix, attrs := range merged {
 		x.contribute(p, prefix, podCIDRSource, &attrs)
@@ -116,17 +100,17 @@ func (x *ExportIndex) addPeer(p peerKey, pods []bgp.Path, rules []serviceRule) {
 }
 
 // SetService replaces what one Service contributes (svc nil: it was deleted) and
-// returns the resulting changes of the peers' exports, sorted by instance, peer and
-// prefix. slices are the Service's EndpointSlices.
+// returns the resulting changes of the peers' exports, by instance, sorted by peer
+// and prefix. slices are the Service's EndpointSlices.
 //
 // A Service's contribution to a prefix is kept in its own entry always, and among the
 // prefix's sources only while no other Service owns the address (see addressClaims; a
 // source of the prefix is re-decided for what changed, from the Service's new entry):
 // merging a prefix then never visits outranked claimants, however many there are.
 // When an address's owner changes, its claimants' contributions are moved in or out.
-func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) []bgp.ExportChange {
-	var now map[peerKey][]contribution
-	var refused []refusal
+func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) bgp.ExportChanges {
+	var now map[PeerKey][]Route
+	var refused []Refusal
 	if svc != nil {
 		now, refused = x.serviceExports(svc, slices)
 	}
@@ -134,7 +118,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	// at is one peer's prefix whose export may change; syncs are the sources whose
 	// presence among its sources is re-decided, with what they give it (nil: nothing).
 	type at struct {
-		p      peerKey
+		p      PeerKey
 		prefix netip.Prefix
 	}
 	type sync struct {
@@ -144,7 +128,7 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 	}
 	before := map[at]*bgp.PathAttributes{}
 	var syncs []sync
-	nowByPrefix := map[peerKey]map[netip.Prefix]*bgp.PathAttributes{}
+	nowByPrefix := map[PeerKey]map[netip.Prefix]*bgp.PathAttributes{}
 	for _, p := range unionKeys(old, now) {
 		was, is := byPrefix(old[p]), byPrefix(now[p])
 		nowByPrefix[p] = is
@@ -211,12 +195,12 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 		}
 	}
 
-	changes := map[peerKey]*bgp.ExportChange{}
+	changes := map[PeerKey]*bgp.ExportChange{}
 	for a, was := range before {
 		after, has := x.merged(a.p, a.prefix)
 		ch := changes[a.p]
 		if ch == nil {
-			ch = &bgp.ExportChange{Instance: a.p.instance, Peer: a.p.name}
+			ch = &bgp.ExportChange{Peer: x.addrs[a.p]}
 		}
 		switch {
 		case had[a] && !has:
@@ -240,17 +224,17 @@ func (x *ExportIndex) SetService(key types.NamespacedName, svc *corev1.Service, 
 }
 
 // contribution is what src's entry gives the peer's prefix, nil when nothing.
-func (x *ExportIndex) contribution(src types.NamespacedName, p peerKey, prefix netip.Prefix) *bgp.PathAttributes {
+func (x *Index) contribution(src types.NamespacedName, p PeerKey, prefix netip.Prefix) *bgp.PathAttributes {
 	for _, c := range x.services[src][p] {
-		if c.prefix == prefix {
-			return c.attrs
+		if c.Prefix == prefix {
+			return c.Attributes
 		}
 	}
 	return nil
 }
 
-// export returns a copy of what the peer is sent.
-func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
+// Export returns a copy of what the peer is sent.
+func (x *Index) Export(p PeerKey) map[netip.Prefix]bgp.PathAttributes {
 	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
 	for prefix := range x.contributors[p] {
 		if attrs, ok := x.merged(p, prefix); ok {
@@ -260,49 +244,42 @@ func (x *ExportIndex) export(p peerKey) map[netip.Prefix]bgp.PathAttributes {
 	return out
 }
 
-// serviceExports is what svc contributes to each peer whose rules select it, and its
-// addresses that some rule selects but no rule allows. A prefix one rule selects points
-// at that rule's attributes; only a prefix several rules select gets an attribute set
-// of its own, their merge.
-func (x *ExportIndex) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[peerKey][]contribution, []refusal) {
-	out := map[peerKey][]contribution{}
+// Fill sets, in d, the export of every peer the index holds (d holds them all).
+func (x *Index) Fill(d bgp.Desired) {
+	for p := range x.rules {
+		di := d.Instances[p.Instance]
+		dp := di.Peers[p.Name]
+		dp.Export = x.Export(p)
+		di.Peers[p.Name] = dp
+	}
+}
+
+// serviceExports is what svc contributes to each peer whose rules give it something,
+// and its addresses that some rule selects but no rule allows (an address another
+// peer's rules announce is not refused).
+func (x *Index) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[PeerKey][]Route, []Refusal) {
+	out := map[PeerKey][]Route{}
 	lbls := kbgpv1.ServiceLabels(svc.ObjectMeta)
 	local := hasLocalEndpoint(endpointSlices, x.node)
-	var refused []refusal
+	var refused []Refusal
 	announced := map[netip.Addr]bool{}
 	for p, rules := range x.rules {
-		var contribs []contribution
-		seen := map[netip.Prefix]int{}
-		for i := range rules {
-			r := &rules[i]
-			if !r.selector.Matches(lbls) {
-				continue
-			}
-			routes, no := serviceHostRoutes(svc, lbls, r, local)
-			refused = append(refused, no...)
-			for _, prefix := range routes {
-				announced[prefix.Addr()] = true
-				j, dup := seen[prefix]
-				if !dup {
-					seen[prefix] = len(contribs)
-					contribs = append(contribs, contribution{prefix: prefix, attrs: &r.attrs})
-					continue
-				}
-				merged := mergeAttributes(*contribs[j].attrs, r.attrs)
-				contribs[j].attrs = &merged
-			}
+		routes, no := rules.Routes(svc, lbls, local)
+		refused = append(refused, no...)
+		for _, r := range routes {
+			announced[r.Prefix.Addr()] = true
 		}
-		if len(contribs) > 0 {
-			out[p] = contribs
+		if len(routes) > 0 {
+			out[p] = routes
 		}
 	}
-	return out, slices.DeleteFunc(refused, func(r refusal) bool { return announced[r.addr] })
+	return out, slices.DeleteFunc(refused, func(r Refusal) bool { return announced[r.Addr] })
 }
 
 // Refused lists, as failed resources, the Services whose addresses some advertisement
 // selects but does not allow (see allowedRanges) or another Service owns (see
 // addressClaims), sorted by Service.
-func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
+func (x *Index) Refused() []kbgpv1.FailedResource {
 	keys := slices.Collect(maps.Keys(x.refused))
 	for _, set := range x.claims.byAddr {
 		for src := range set.others {
@@ -323,7 +300,7 @@ func (x *ExportIndex) Refused() []kbgpv1.FailedResource {
 
 // RefusedOf is the refusal message of one Service, "" when it has none. An address
 // another Service owns is refused only where some peer's rules would announce it.
-func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
+func (x *Index) RefusedOf(key types.NamespacedName) string {
 	refused := x.refused[key]
 	var given map[netip.Prefix]bool
 	for _, ac := range x.claims.bySrc[key] {
@@ -335,12 +312,12 @@ func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
 			given = map[netip.Prefix]bool{}
 			for _, cs := range x.services[key] {
 				for _, c := range cs {
-					given[c.prefix] = true
+					given[c.Prefix] = true
 				}
 			}
 		}
 		if given[netip.PrefixFrom(ac.addr, ac.addr.BitLen())] {
-			refused = append(slices.Clip(refused), refusal{addr: ac.addr, kind: claimKinds[ac.rank], outranked: &owner})
+			refused = append(slices.Clip(refused), Refusal{Addr: ac.addr, Reason: outrankedMessage(claimKinds[ac.rank], ac.addr, owner)})
 		}
 	}
 	if len(refused) == 0 {
@@ -352,7 +329,7 @@ func (x *ExportIndex) RefusedOf(key types.NamespacedName) string {
 // TouchedRefusals returns, and forgets, the Services whose RefusedOf may have changed
 // since the last call: each one SetService set, and the claimants of an address whose
 // owner changed.
-func (x *ExportIndex) TouchedRefusals() []types.NamespacedName {
+func (x *Index) TouchedRefusals() []types.NamespacedName {
 	out := slices.SortedFunc(maps.Keys(x.touched), compareNamespacedName)
 	clear(x.touched)
 	return out
@@ -363,7 +340,7 @@ func compareNamespacedName(a, b types.NamespacedName) int {
 }
 
 // contribute sets what src gives prefix for the peer.
-func (x *ExportIndex) contribute(p peerKey, prefix netip.Prefix, src types.NamespacedName, attrs *bgp.PathAttributes) {
+func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src types.NamespacedName, attrs *bgp.PathAttributes) {
 	m := x.contributors[p]
 	s, ok := m[prefix]
 	switch {
@@ -382,7 +359,7 @@ func (x *ExportIndex) contribute(p peerKey, prefix netip.Prefix, src types.Names
 
 // withdraw removes what src gives prefix for the peer; another source, if any, moves
 // into the inline slot.
-func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.NamespacedName) {
+func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedName) {
 	m := x.contributors[p]
 	s, ok := m[prefix]
 	if !ok {
@@ -411,7 +388,7 @@ func (x *ExportIndex) withdraw(p peerKey, prefix netip.Prefix, src types.Namespa
 // the sources are those no other Service outranks (see SetService), all of the owner's
 // namespace, so a Service announcing someone else's address can neither announce it
 // nor add a blackhole community, no-export or a local preference to it.
-func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
+func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p][prefix]
 	switch {
 	case !ok:
@@ -424,13 +401,13 @@ func (x *ExportIndex) merged(p peerKey, prefix netip.Prefix) (bgp.PathAttributes
 	}
 	out := *s.attrs
 	for _, a := range s.more {
-		out = mergeAttributes(out, *a)
+		out = out.Merge(*a)
 	}
 	return out, true
 }
 
 // older reports whether source a was created before b (ties by namespace/name).
-func (x *ExportIndex) older(a, b types.NamespacedName) bool {
+func (x *Index) older(a, b types.NamespacedName) bool {
 	ta, tb := x.created[a], x.created[b]
 	if !ta.Equal(tb) {
 		return ta.Before(tb)
@@ -440,10 +417,10 @@ func (x *ExportIndex) older(a, b types.NamespacedName) bool {
 
 // byPrefix indexes contributions by prefix, for the comparison of a Service's old
 // and new contributions.
-func byPrefix(cs []contribution) map[netip.Prefix]*bgp.PathAttributes {
+func byPrefix(cs []Route) map[netip.Prefix]*bgp.PathAttributes {
 	out := make(map[netip.Prefix]*bgp.PathAttributes, len(cs))
 	for _, c := range cs {
-		out[c.prefix] = c.attrs
+		out[c.Prefix] = c.Attributes
 	}
 	return out
 }
@@ -458,15 +435,15 @@ func unionKeys[K comparable, V any](a, b map[K]V) []K {
 	return out
 }
 
-func sortedChanges(changes map[peerKey]*bgp.ExportChange) []bgp.ExportChange {
-	out := make([]bgp.ExportChange, 0, len(changes))
-	for _, ch := range changes {
+func sortedChanges(changes map[PeerKey]*bgp.ExportChange) bgp.ExportChanges {
+	out := bgp.ExportChanges{}
+	for p, ch := range changes {
 		slices.SortFunc(ch.Set, func(a, b bgp.Path) int { return bgp.ComparePrefix(a.Prefix, b.Prefix) })
 		slices.SortFunc(ch.Remove, bgp.ComparePrefix)
-		out = append(out, *ch)
+		out[p.Instance] = append(out[p.Instance], *ch)
 	}
-	slices.SortFunc(out, func(a, b bgp.ExportChange) int {
-		return cmp.Or(a.Instance.Compare(b.Instance), cmp.Compare(a.Peer, b.Peer))
-	})
+	for _, chs := range out {
+		slices.SortFunc(chs, func(a, b bgp.ExportChange) int { return a.Peer.Compare(b.Peer) })
+	}
 	return out
 }

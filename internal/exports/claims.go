@@ -1,4 +1,4 @@
-package intent
+package exports
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func claimsOf(svc *corev1.Service) []addrClaim {
 	}
 	var out []addrClaim
 	for rank, kind := range claimKinds {
-		for _, a := range serviceAddresses(svc, kind) {
+		for _, a := range ServiceAddresses(svc, kind) {
 			if !slices.ContainsFunc(out, func(c addrClaim) bool { return c.addr == a }) {
 				out = append(out, addrClaim{addr: a, rank: claimRank(rank)})
 			}

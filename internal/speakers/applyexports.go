@@ -20,20 +20,16 @@ import (
 // A change for a speaker or peer that is not running is skipped: it was not applied,
 // and the next Apply brings it up with its whole export. A failed call is returned; the
 // caller then falls back to a full Apply, which sends whatever did not count as applied.
-func (s *Set) ApplyExports(ctx context.Context, changes []bgp.ExportChange) error {
+func (s *Set) ApplyExports(ctx context.Context, changes bgp.ExportChanges) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	byInstance := map[bgp.InstanceKey][]bgp.ExportChange{}
-	for _, ch := range changes {
-		byInstance[ch.Instance] = append(byInstance[ch.Instance], ch)
-	}
 	var errs []error
-	for _, key := range sortedKeys(byInstance) {
+	for _, key := range sortedKeys(changes) {
 		inst, ok := s.instances[key]
 		if !ok {
 			continue
 		}
-		if err := applyExports(ctx, inst, inst.exportUpdates(byInstance[key])); err != nil {
+		if err := applyExports(ctx, inst, inst.exportUpdates(changes[key])); err != nil {
 			errs = append(errs, fmt.Errorf("instance %s: %w", key, err))
 		}
 	}
@@ -43,26 +39,31 @@ func (s *Set) ApplyExports(ctx context.Context, changes []bgp.ExportChange) erro
 // exportUpdates turns the changes into one update per running peer, holding only what
 // differs from the peer's applied export. Several changes of one peer apply in order.
 func (inst *instance) exportUpdates(changes []bgp.ExportChange) []exportUpdate {
+	byAddr := make(map[netip.Addr]string, len(inst.peers))
+	for name, ap := range inst.peers {
+		byAddr[ap.peer.Address] = name
+	}
 	// next is, per peer and prefix, the attributes it gets (nil: it is removed).
 	next := map[string]map[netip.Prefix]*bgp.PathAttributes{}
 	for _, ch := range changes {
-		if _, running := inst.peers[ch.Peer]; !running {
+		name, running := byAddr[ch.Peer]
+		if !running {
 			continue
 		}
-		if next[ch.Peer] == nil {
-			next[ch.Peer] = map[netip.Prefix]*bgp.PathAttributes{}
+		if next[name] == nil {
+			next[name] = map[netip.Prefix]*bgp.PathAttributes{}
 		}
 		for _, p := range ch.Set {
-			next[ch.Peer][p.Prefix] = &p.Attributes
+			next[name][p.Prefix] = &p.Attributes
 		}
 		for _, p := range ch.Remove {
-			next[ch.Peer][p] = nil
+			next[name][p] = nil
 		}
 	}
 	var out []exportUpdate
 	for _, name := range slices.Sorted(maps.Keys(next)) {
 		have := inst.peers[name]
-		u := exportUpdate{name: name, change: bgp.PeerExportChange{Peer: have.peer.Address}}
+		u := exportUpdate{name: name, change: bgp.ExportChange{Peer: have.peer.Address}}
 		for p, attrs := range next[name] {
 			old, had := have.export[p]
 			switch {

@@ -75,7 +75,7 @@ func TestExportPlan(t *testing.T) {
 		},
 		cells: []cell{{4, true}},
 	}}
-	pe := newPeerExport()
+	pe := newPeerStatements()
 	opts := cmp.Options{
 		cmp.AllowUnexported(cellEdit{}, cell{}),
 		cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),

@@ -25,46 +25,46 @@ func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 
 	steps := []struct {
 		name         string
-		changes      []bgp.ExportChange
+		changes      bgp.ExportChanges
 		wantA, wantB []bgp.Path
-		wantBatches  [][]bgp.PeerExportChange
+		wantBatches  [][]bgp.ExportChange
 	}{
 		{"a new Service for both peers, different attributes: one batch",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Set: []bgp.Path{path(svc2, 1)}}, {Peer: addrB, Set: []bgp.Path{path(svc2, 2)}}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+			[][]bgp.ExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
 		{"new attributes for one peer: the other keeps its own",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 3)}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Set: []bgp.Path{path(svc2, 3)}}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 3))}}},
+			[][]bgp.ExportChange{{setTo(addrA, path(svc2, 3))}}},
 		{"what a peer is already sent is not sent again",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(pfxPod)}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24")}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Set: []bgp.Path{path(pfxPod)}}, {Peer: addrB, Remove: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24")}}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 3)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
 			nil},
 		{"one peer stops exporting it: the other still gets it",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Remove: []netip.Prefix{svc2}}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2)}}},
+			[][]bgp.ExportChange{{removeFrom(addrA, svc2)}}},
 		{"a change for a peer or speaker that is not running is skipped",
-			[]bgp.ExportChange{{Instance: key, Peer: "ghost", Set: []bgp.Path{path(svc2, 9)}}, {Instance: bgp.InstanceKey{LocalASN: 1}, Peer: "a", Set: []bgp.Path{path(svc2, 9)}}},
+			bgp.ExportChanges{key: {{Peer: netip.MustParseAddr("10.9.9.9"), Set: []bgp.Path{path(svc2, 9)}}}, bgp.InstanceKey{LocalASN: 1}: {{Peer: addrA, Set: []bgp.Path{path(svc2, 9)}}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
 			nil},
 		{"two changes of one peer are one change",
-			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 4)}}},
+			bgp.ExportChanges{key: {{Peer: addrB, Remove: []netip.Prefix{svc2}}, {Peer: addrB, Set: []bgp.Path{path(svc2, 4)}}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod), path(svc2, 4)},
-			[][]bgp.PeerExportChange{{setTo(addrB, path(svc2, 4))}}},
+			[][]bgp.ExportChange{{setTo(addrB, path(svc2, 4))}}},
 		{"the last peer stops exporting it",
-			[]bgp.ExportChange{{Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
+			bgp.ExportChanges{key: {{Peer: addrB, Remove: []netip.Prefix{svc2}}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
-			[][]bgp.PeerExportChange{{removeFrom(addrB, svc2)}}},
+			[][]bgp.ExportChange{{removeFrom(addrB, svc2)}}},
 		{"exported to both again",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Set: []bgp.Path{path(svc2, 1)}}, {Instance: key, Peer: "b", Set: []bgp.Path{path(svc2, 2)}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Set: []bgp.Path{path(svc2, 1)}}, {Peer: addrB, Set: []bgp.Path{path(svc2, 2)}}}},
 			[]bgp.Path{path(pfxPod), path(svc2, 1)}, []bgp.Path{path(pfxPod), path(svc2, 2)},
-			[][]bgp.PeerExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
+			[][]bgp.ExportChange{{setTo(addrA, path(svc2, 1)), setTo(addrB, path(svc2, 2))}}},
 		{"a Service both peers export is deleted: one batch",
-			[]bgp.ExportChange{{Instance: key, Peer: "a", Remove: []netip.Prefix{svc2}}, {Instance: key, Peer: "b", Remove: []netip.Prefix{svc2}}},
+			bgp.ExportChanges{key: {{Peer: addrA, Remove: []netip.Prefix{svc2}}, {Peer: addrB, Remove: []netip.Prefix{svc2}}}},
 			[]bgp.Path{path(pfxPod)}, []bgp.Path{path(pfxPod)},
-			[][]bgp.PeerExportChange{{removeFrom(addrA, svc2), removeFrom(addrB, svc2)}}},
+			[][]bgp.ExportChange{{removeFrom(addrA, svc2), removeFrom(addrB, svc2)}}},
 	}
 	for _, s := range steps {
 		if err := set.ApplyExports(ctx, s.changes); err != nil {
@@ -90,12 +90,12 @@ func TestApplyExportsIssuesOnlyTheDifference(t *testing.T) {
 	}
 }
 
-func setTo(addr netip.Addr, paths ...bgp.Path) bgp.PeerExportChange {
-	return bgp.PeerExportChange{Peer: addr, Set: paths}
+func setTo(addr netip.Addr, paths ...bgp.Path) bgp.ExportChange {
+	return bgp.ExportChange{Peer: addr, Set: paths}
 }
 
-func removeFrom(addr netip.Addr, prefixes ...netip.Prefix) bgp.PeerExportChange {
-	return bgp.PeerExportChange{Peer: addr, Remove: prefixes}
+func removeFrom(addr netip.Addr, prefixes ...netip.Prefix) bgp.ExportChange {
+	return bgp.ExportChange{Peer: addr, Remove: prefixes}
 }
 
 // routerOpts compare what the router is sent and asked: netip values and empty slices.

@@ -1,0 +1,99 @@
+package exports
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
+)
+
+// Rules decide what one Service gives one peer: intent builds them, without side
+// effects, from the BGPAdvertisements the peer's families select; the Index keeps what
+// they decided per Service and resolves what several Services give one prefix.
+type Rules interface {
+	// Routes are the host routes of svc the peer is sent, each prefix once with its
+	// attributes, and the addresses the rules select but do not allow. lbls are
+	// svc's kbgpv1.ServiceLabels; local says whether svc has a ready endpoint on the
+	// node (for traffic policy Local).
+	Routes(svc *corev1.Service, lbls labels.Set, local bool) ([]Route, []Refusal)
+}
+
+// Route is what one source gives one peer for one prefix. Attributes is shared, by
+// every prefix one rule selects, and never modified.
+type Route struct {
+	Prefix     netip.Prefix
+	Attributes *bgp.PathAttributes
+}
+
+// Refusal is a Service address some rule selects but does not announce, and why (a
+// clause of the Service's refusal message). Addr is zero when the refusal is of the
+// Service as a whole.
+type Refusal struct {
+	Addr   netip.Addr
+	Reason string
+}
+
+// refusalMessage says which of a Service's addresses are not announced and why, in a
+// stable order.
+func refusalMessage(refused []Refusal) string {
+	lines := make([]string, 0, len(refused))
+	for _, r := range refused {
+		lines = append(lines, r.Reason)
+	}
+	slices.Sort(lines)
+	return strings.Join(slices.Compact(lines), "; ") + ": not announced"
+}
+
+// ServiceAddresses are the Service's addresses of one kind that parse.
+func ServiceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []netip.Addr {
+	var raw []string
+	switch kind {
+	case kbgpv1.ServiceLoadBalancerIP:
+		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer ||
+			(svc.Spec.LoadBalancerClass != nil && *svc.Spec.LoadBalancerClass != kbgpv1.LoadBalancerClass) {
+			return nil
+		}
+		for _, ing := range svc.Status.LoadBalancer.Ingress {
+			raw = append(raw, ing.IP)
+		}
+	case kbgpv1.ServiceClusterIP:
+		if svc.Spec.ClusterIP == corev1.ClusterIPNone {
+			return nil
+		}
+		raw = svc.Spec.ClusterIPs
+		if len(raw) == 0 && svc.Spec.ClusterIP != "" {
+			raw = []string{svc.Spec.ClusterIP}
+		}
+	case kbgpv1.ServiceExternalIP:
+		raw = svc.Spec.ExternalIPs
+	}
+	var out []netip.Addr
+	for _, r := range raw {
+		if a, err := netip.ParseAddr(r); err == nil {
+			out = append(out, a.Unmap())
+		}
+	}
+	return out
+}
+
+// hasLocalEndpoint reports whether one of the endpoints on node is ready. An endpoint
+// without a ready condition counts as ready (the API's rule).
+func hasLocalEndpoint(slices []discoveryv1.EndpointSlice, node string) bool {
+	for _, slice := range slices {
+		for _, ep := range slice.Endpoints {
+			if ep.NodeName == nil || *ep.NodeName != node {
+				continue
+			}
+			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
+				return true
+			}
+		}
+	}
+	return false
+}
