@@ -67,7 +67,7 @@ func TestVRFDevicesCheck(t *testing.T) {
 func TestRequeueAfterTakesTheSoonest(t *testing.T) {
 	now := time.Now()
 	withCIDRs := &corev1.Node{Spec: corev1.NodeSpec{PodCIDRs: []string{"10.244.1.0/24"}}}
-	r := &Reconciler{routerIDs: &routerIDs{}, vrfs: &vrfDevices{}, ifaces: &interfaceNeighbors{}}
+	r := &Reconciler{routerIDs: &routerIDs{}, vrfs: &vrfDevices{}, ifaces: &interfaceNeighbors{}, gateways: &defaultGateways{}}
 	if d := r.requeueAfter(withCIDRs, now); d != 0 {
 		t.Fatalf("nothing pending: requeue after %s, want none", d)
 	}
