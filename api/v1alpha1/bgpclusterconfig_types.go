@@ -27,7 +27,9 @@ type BGPInstance struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.peerAddress) || self.exists_one(q, has(q.peerAddress) && (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.interface) || self.exists_one(q, has(q.interface) && q.interface == p.interface))",message="peers: an interface carries at most one peer of an instance"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.autoDiscovery) || !has(p.autoDiscovery.defaultGateway) || self.exists_one(q, has(q.autoDiscovery) && has(q.autoDiscovery.defaultGateway) && q.autoDiscovery.defaultGateway.addressFamily == p.autoDiscovery.defaultGateway.addressFamily))",message="peers: at most one peer of an instance is the default gateway of an address family"
 	Peers []BGPPeer `json:"peers,omitempty"`
 
 	// Mesh makes the selected nodes peer with each other (or with route reflectors
@@ -137,7 +139,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="isIP(self)",message="must be an IPv4 or IPv6 address"
 type IPAddress string
 
-// BGPPeer is one BGP neighbour of an instance.
+// BGPPeer is one BGP neighbour of an instance, reached at an address, over an
+// interface (an unnumbered session) or at the node's default gateway (see
+// docs/routing-on-the-host.md).
+// +kubebuilder:validation:XValidation:rule="(has(self.peerAddress) ? 1 : 0) + (has(self.interface) ? 1 : 0) + (has(self.autoDiscovery) ? 1 : 0) == 1",message="exactly one of peerAddress, interface and autoDiscovery must be set"
 type BGPPeer struct {
 	// Name identifies the peer within its instance (a DNS label).
 	// +kubebuilder:validation:MinLength=1
@@ -145,10 +150,29 @@ type BGPPeer struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="name must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit"
 	Name string `json:"name"`
 
-	// PeerAddress is the neighbour's IPv4 or IPv6 address.
+	// PeerAddress is the neighbour's IPv4 or IPv6 address. Exactly one of peerAddress
+	// and interface is set.
+	// +optional
 	// +kubebuilder:validation:MaxLength=45
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="peerAddress must be an IPv4 or IPv6 address"
-	PeerAddress string `json:"peerAddress"`
+	PeerAddress string `json:"peerAddress,omitempty"`
+
+	// Interface is the node's network interface the session runs over, unnumbered: the
+	// neighbour is the IPv6 link-local router the node's neighbour table has on it
+	// (routers announce themselves with router advertisements, as FRR does for its
+	// interface neighbours), and IPv4 routes are sent with IPv6 next hops (RFC 8950).
+	// The same field as MetalLB's and frr-k8s's. An interface that does not exist, or
+	// has no such neighbour yet, is reported and looked at again.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][-A-Za-z0-9_.]*$')",message="interface must be a Linux interface name: at most 15 characters from letters, digits, '-', '_' and '.'"
+	Interface string `json:"interface,omitempty"`
+
+	// AutoDiscovery finds the neighbour's address on the node instead:
+	// DefaultGateway peers with the gateway of the node's default route of one address
+	// family (Cilium's mode of the same name), followed when the default route changes.
+	// +optional
+	AutoDiscovery *PeerAutoDiscovery `json:"autoDiscovery,omitempty"`
 
 	// PeerASN is the neighbour's autonomous system number.
 	// +kubebuilder:validation:Minimum=1
@@ -167,6 +191,32 @@ type BGPPeer struct {
 	// nothing.
 	// +optional
 	PeerConfigRef *PeerConfigReference `json:"peerConfigRef,omitempty"`
+}
+
+// PeerAutoDiscovery says how the agent finds a peer's address.
+// +kubebuilder:validation:XValidation:rule="self.mode != 'DefaultGateway' || has(self.defaultGateway)",message="mode DefaultGateway needs defaultGateway"
+type PeerAutoDiscovery struct {
+	// Mode is DefaultGateway: the gateway of the node's default route.
+	// +kubebuilder:validation:Enum=DefaultGateway
+	Mode AutoDiscoveryMode `json:"mode"`
+
+	// DefaultGateway says which default route.
+	// +optional
+	DefaultGateway *DefaultGatewayDiscovery `json:"defaultGateway,omitempty"`
+}
+
+// AutoDiscoveryMode is how a peer's address is found.
+type AutoDiscoveryMode string
+
+// AutoDiscoveryDefaultGateway: the gateway of the node's default route.
+const AutoDiscoveryDefaultGateway AutoDiscoveryMode = "DefaultGateway"
+
+// DefaultGatewayDiscovery selects the default route whose gateway is the peer.
+type DefaultGatewayDiscovery struct {
+	// AddressFamily is the family of the default route, ipv4 or ipv6, in the node's
+	// main routing table (the default VRF's). With several default routes the one of
+	// the lowest metric counts; with several gateways (ECMP), the lowest address.
+	AddressFamily AFI `json:"addressFamily"`
 }
 
 // PeerConfigReference names a BGPPeerConfig.

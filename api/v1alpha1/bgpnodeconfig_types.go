@@ -23,7 +23,9 @@ type BGPNodeInstance struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.peerAddress) || self.exists_one(q, has(q.peerAddress) && (isIP(p.peerAddress) && isIP(q.peerAddress) ? ip(p.peerAddress) == ip(q.peerAddress) : p.peerAddress == q.peerAddress) && (has(p.vrf) ? p.vrf : '') == (has(q.vrf) ? q.vrf : '')))",message="peers: (peerAddress, vrf) must be unique within an instance; the same address is allowed only in different VRFs"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.interface) || self.exists_one(q, has(q.interface) && q.interface == p.interface))",message="peers: an interface carries at most one peer of an instance"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.autoDiscovery) || !has(p.autoDiscovery.defaultGateway) || self.exists_one(q, has(q.autoDiscovery) && has(q.autoDiscovery.defaultGateway) && q.autoDiscovery.defaultGateway.addressFamily == p.autoDiscovery.defaultGateway.addressFamily))",message="peers: at most one peer of an instance is the default gateway of an address family"
 	Peers []BGPNodePeer `json:"peers,omitempty"`
 
 	// Mesh is the instance's part of the cluster config's mesh: the other nodes this
@@ -267,9 +269,16 @@ type BGPNodePeerStatus struct {
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 
-	// PeerAddress is the neighbour's address.
+	// PeerAddress is the neighbour's address: for a peer over an interface, the
+	// link-local address found on it (empty until one is found).
 	// +kubebuilder:validation:MaxLength=45
 	PeerAddress string `json:"peerAddress"`
+
+	// Interface is the interface an unnumbered session runs over; empty for a peer
+	// with an address.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	Interface string `json:"interface,omitempty"`
 
 	// VRF is the VRF the session lives in; empty for the default VRF.
 	// +kubebuilder:validation:MaxLength=15

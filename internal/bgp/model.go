@@ -82,9 +82,14 @@ type GracefulRestart struct {
 // Peer is one configured BGP neighbour of a speaker. Peers are keyed by Name inside an
 // instance; Address alone is never a key, since two VRFs may use the same one.
 type Peer struct {
-	Name    string
+	Name string
+	// Address is the neighbour's address; for a peer over an interface, its IPv6
+	// link-local address zoned with the interface's name.
 	Address netip.Addr
-	ASN     uint32
+	// Interface is the interface an unnumbered session runs over (empty for a peer
+	// with an address): the session's socket is scoped to it by Address's zone.
+	Interface string
+	ASN       uint32
 	// Port is the peer's TCP port (179 by default).
 	Port uint16
 	// LocalAddress is the source address of the session; invalid means "chosen by the

@@ -50,6 +50,8 @@ func TestMappings(t *testing.T) {
 			[]string{"service:\n      addresses:\n      - ClusterIP\n"}},
 		{"MetalLB dual stack families", metallbPeer("p", "peerAddress: 2001:db8::1\ndualStackAddressFamily: true"),
 			[]string{"families:\n  - afi: ipv4\n    safi: unicast\n  - afi: ipv6\n    safi: unicast\n"}},
+		{"MetalLB unnumbered peer", metallbPeer("p", "interface: eth1"),
+			[]string{"- interface: eth1\n      name: p\n      peerASN: 64513\n", "families:\n  - afi: ipv4\n    safi: unicast\n  - afi: ipv6\n    safi: unicast\n"}},
 		{"MetalLB IPv6 session", metallbPeer("p", "peerAddress: 2001:db8::1\ndisableMP: true"), []string{"families:\n  - afi: ipv6\n    safi: unicast\n"}},
 		{"MetalLB empty source address", metallbPeer("p", "peerAddress: 10.0.0.1\nsourceAddress: ''"), []string{"name: p\n      peerASN: 64513\n      peerAddress: 10.0.0.1\n"}},
 		{"MetalLB BFD profile", docs(metallbKind("BFDProfile", "fast", "receiveInterval: 100\ntransmitInterval: 200\ndetectMultiplier: 5\nechoMode: false"), metallbPeer("p", "peerAddress: 10.0.0.1\nbfdProfile: fast")),

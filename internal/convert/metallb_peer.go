@@ -34,10 +34,12 @@ type mlbPeer struct {
 	src *source
 	// name is the peer's name in the cluster config (a DNS label); the peer config
 	// keeps the object's name, src.name.
-	name     string
-	asn      int64 // the local ASN of its instance
-	peerASN  int64
-	addr     netip.Addr
+	name    string
+	asn     int64 // the local ASN of its instance
+	peerASN int64
+	addr    netip.Addr
+	// iface is the interface an unnumbered peer runs over (addr is then invalid).
+	iface    string
 	vrf      string
 	routerID string
 	idNode   node
@@ -76,14 +78,22 @@ func (c *converter) metallbPeer(s *source) {
 		skip("has no peerASN in 1..%d, which kbgp requires: no kbgp peer generated", int64(maxASN))
 		return
 	}
-	spec.drop("interface", "has no kbgp equivalent: kbgp has no unnumbered BGP, it peers with an address: dropped")
-	addr, _ := spec.str("peerAddress")
-	p.addr, _ = netip.ParseAddr(addr)
-	if !p.addr.IsValid() || p.addr.Zone() != "" {
-		skip("has no peerAddress kbgp accepts (an IP address without zone): no kbgp peer generated")
-		return
+	if iface, ok := spec.str("interface"); ok && iface != "" {
+		if len(iface) > 15 || !vrfName.MatchString(iface) {
+			skip("has interface %q, which is not a Linux interface name (at most 15 characters): no kbgp peer generated", iface)
+			return
+		}
+		p.iface = iface
+		spec.ignore("peerAddress") // MetalLB refuses both; the interface is what it peers over
+	} else {
+		addr, _ := spec.str("peerAddress")
+		p.addr, _ = netip.ParseAddr(addr)
+		if !p.addr.IsValid() || p.addr.Zone() != "" {
+			skip("has no peerAddress kbgp accepts (an IP address without zone) nor an interface: no kbgp peer generated")
+			return
+		}
+		p.addr = p.addr.Unmap()
 	}
-	p.addr = p.addr.Unmap()
 
 	for _, item := range spec.list("nodeSelectors") {
 		if !item.isObj() {
@@ -487,7 +497,10 @@ func (c *converter) addPeer(g *mlbGroup, p *mlbPeer) {
 		case o.Name == p.name:
 			p.src.warn("", "has the peer name %s of another BGPPeer with the same local ASN and nodes: left out of the cluster config", p.name)
 			return
-		case netip.MustParseAddr(o.PeerAddress) == p.addr && o.VRF == p.vrf:
+		case p.iface != "" && o.Interface == p.iface:
+			p.src.warn("", "has the interface of BGPPeer %s, with the same local ASN and nodes, and kbgp peers once per interface: left out of the cluster config", o.PeerConfigRef.Name)
+			return
+		case p.iface == "" && o.PeerAddress != "" && netip.MustParseAddr(o.PeerAddress) == p.addr && o.VRF == p.vrf:
 			p.src.warn("", "has the address and VRF of BGPPeer %s, with the same local ASN and nodes, and kbgp peers once per address: left out of the cluster config", o.PeerConfigRef.Name)
 			return
 		}
@@ -505,10 +518,12 @@ func (c *converter) addPeer(g *mlbGroup, p *mlbPeer) {
 			p.idNode.warn("differs from the router ID %s of another BGPPeer of the instance, and kbgp has one router ID per instance: dropped", inst.RouterID)
 		}
 	}
-	inst.Peers = append(inst.Peers, kbgpv1.BGPPeer{
-		Name: p.name, PeerAddress: p.addr.String(), PeerASN: p.peerASN, VRF: p.vrf,
-		PeerConfigRef: &kbgpv1.PeerConfigReference{Name: p.src.name},
-	})
+	peer := kbgpv1.BGPPeer{Name: p.name, Interface: p.iface, PeerASN: p.peerASN, VRF: p.vrf,
+		PeerConfigRef: &kbgpv1.PeerConfigReference{Name: p.src.name}}
+	if p.iface == "" {
+		peer.PeerAddress = p.addr.String()
+	}
+	inst.Peers = append(inst.Peers, peer)
 	g.members = append(g.members, p)
 }
 
@@ -524,7 +539,7 @@ func (c *converter) peerConfig(p *mlbPeer) *kbgpv1.BGPPeerConfig {
 	}
 	afis := []kbgpv1.AFI{kbgpv1.AFIIPv4, kbgpv1.AFIIPv6}
 	switch {
-	case p.dualStack:
+	case p.dualStack, p.iface != "": // over an interface, IPv4 rides the IPv6 session
 	case p.addr.Is4():
 		afis = afis[:1]
 	default:

@@ -33,6 +33,14 @@ type Input struct {
 	// MissingVRFs are the VRF devices the node config names that do not exist on the
 	// node (the agent looks them up); their peers are not started.
 	MissingVRFs map[string]struct{}
+	// InterfaceNeighbors are, by interface name, the link-local router the agent found
+	// on each interface a peer runs over (unzoned); a peer whose interface is absent
+	// here is not started.
+	InterfaceNeighbors map[string]netip.Addr
+	// DefaultGateways are, by family, the gateway of the node's default route (zoned
+	// when link-local) for the peers that discover it; a peer whose family is absent
+	// here is not started.
+	DefaultGateways map[kbgpv1.AFI]netip.Addr
 	// RouterIDs are the decided router IDs by local ASN (see routerid.Decide); an
 	// instance without one keeps running as it was, or is not started.
 	RouterIDs map[int64]netip.Addr
@@ -123,6 +131,10 @@ func (b instanceBuilder) build() {
 			b.out.Failed = append(b.out.Failed, missingVRF(np.VRF))
 			continue
 		}
+		if failure, ok := undiscovered(b.in, np); ok {
+			b.out.Failed = append(b.out.Failed, failure)
+			continue
+		}
 		key := bgp.InstanceKey{LocalASN: uint32(b.inst.LocalASN), VRF: np.VRF}
 		di := b.speaker(key)
 		peer, ads, problems := buildPeer(b.in, b.inst, np)
@@ -142,7 +154,11 @@ func (b instanceBuilder) build() {
 			// Traffic sent to this node's Service addresses would not reach a pod.
 			rules = nil
 		}
-		crossFamilyNextHop(b.in.Node, peer.Address, pods, rules)
+		if peer.Interface == "" {
+			// Over an interface the next hop of every family is the link-local
+			// address the session runs from (RFC 8950), which the speaker sets.
+			crossFamilyNextHop(b.in.Node, peer.Address, pods, rules)
+		}
 		if wait, ok := gracefulShutdown(b.in, np); ok && Draining(b.in.Node) {
 			withGracefulShutdown(pods, rules, ibgp)
 			b.out.ShutdownWait = max(b.out.ShutdownWait, wait)

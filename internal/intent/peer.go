@@ -29,14 +29,14 @@ const (
 // It returns a nil peer when the peer must not start: its BGPPeerConfig or auth Secret
 // is missing, or the Secret has no password (never silently "no password").
 func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*bgp.Peer, []familyAdvertisements, []kbgpv1.FailedResource) {
-	addr, err := netip.ParseAddr(np.PeerAddress)
+	addr, err := peerAddress(in, np)
 	if err != nil {
 		// The schema refuses this; a node config written around it is still not a crash.
 		return nil, nil, []kbgpv1.FailedResource{{Kind: "BGPNodeConfig", Name: in.NodeConfig.Name,
 			Message: fmt.Sprintf("peer %s: invalid peerAddress", np.Name)}}
 	}
 	p := &bgp.Peer{
-		Name: np.Name, Address: addr.Unmap(), ASN: uint32(np.PeerASN), Port: defaultPeerPort,
+		Name: np.Name, Address: addr, Interface: np.Interface, ASN: uint32(np.PeerASN), Port: defaultPeerPort,
 		Timers:     bgp.Timers{ConnectRetry: defaultConnectRetry, HoldTime: defaultHoldTime, Keepalive: defaultKeepalive},
 		Families:   []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast},
 		BindDevice: np.VRF,

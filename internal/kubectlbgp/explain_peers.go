@@ -113,7 +113,11 @@ func instanceFields(inst kbgpv1.BGPNodeInstance, oi *kbgpv1.BGPInstanceOverride)
 // peerFields describes a rendered peer: where it is and its node-side endpoint, which
 // only an override sets.
 func peerFields(p kbgpv1.BGPNodePeer) []string {
-	f := []string{fmt.Sprintf("%s AS %d", p.PeerAddress, p.PeerASN), "vrf " + orDefault(p.VRF, "default")}
+	where := p.PeerAddress
+	if p.Interface != "" {
+		where = "interface " + p.Interface
+	}
+	f := []string{fmt.Sprintf("%s AS %d", where, p.PeerASN), "vrf " + orDefault(p.VRF, "default")}
 	for _, e := range endpointFields(p.PeerLocalEndpoint) {
 		f = append(f, e+" (override)")
 	}

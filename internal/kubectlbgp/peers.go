@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -61,7 +62,7 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		cell(node),
 		strconv.FormatInt(asn, 10),
 		cell(p.Name) + meshMarker(p.MeshRole),
-		cell(p.PeerAddress),
+		cell(peerWhere(p)),
 		orDash(cell(p.VRF)),
 		orDash(cell(peerState(p))),
 		since(p.EstablishedTime, now),
@@ -88,6 +89,15 @@ func meshMarker(role kbgpv1.BGPMeshRole) string {
 		return " (rr-client)"
 	}
 	return ""
+}
+
+// peerWhere is the peer's address; for a peer over an interface, the interface and
+// the router found on it ("up1 fe80::1"), or the interface alone until one is found.
+func peerWhere(p kbgpv1.BGPNodePeerStatus) string {
+	if p.Interface == "" {
+		return p.PeerAddress
+	}
+	return strings.TrimSpace(p.Interface + " " + p.PeerAddress)
 }
 
 // peerState is the session state, with the reason when kbgp holds the session down,

@@ -42,6 +42,21 @@ func TestPeerRowsSortedByNodeASNVRFName(t *testing.T) {
 	}
 }
 
+// A peer over an interface shows the interface and the router found on it, or the
+// interface alone until one is found.
+func TestPeerRowsOfInterfacePeers(t *testing.T) {
+	up1 := sessionStatus("tor-1", "fe80::1", "", kbgpv1.PeeringStateEstablished, time.Minute)
+	up1.Interface = "up1"
+	up2 := sessionStatus("tor-2", "", "", kbgpv1.PeeringStateIdle, 0)
+	up2.Interface = "up2"
+	ncs := []kbgpv1.BGPNodeConfig{nodeConfigWithStatus("host-1", kbgpv1.BGPNodeConfigStatus{BGPInstances: []kbgpv1.BGPNodeInstanceStatus{
+		{LocalASN: 65034, Peers: []kbgpv1.BGPNodePeerStatus{up1, up2}}}})}
+	rows := peerRows(ncs, now, false)
+	if got := []string{rows[0][3], rows[1][3]}; !cmp.Equal(got, []string{"up1 fe80::1", "up2"}) {
+		t.Errorf("peer cells %q, want the interface with the router found on it", got)
+	}
+}
+
 func TestPeerRowsWide(t *testing.T) {
 	ncs := peersFixture()
 	ncs[1].Status.BGPInstances[0].Peers[2].BFDState = kbgpv1.BFDStateUp // worker-1's tor-a, sorted second

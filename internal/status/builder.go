@@ -124,7 +124,8 @@ func bmpStatus(in Input, asn uint32) []kbgpv1.BMPCollectorStatus {
 
 func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {
 	out := kbgpv1.BGPNodePeerStatus{
-		Name: p.Name, PeerAddress: p.PeerAddress, VRF: p.VRF, PeerASN: p.PeerASN, PeeringState: kbgpv1.PeeringStateIdle,
+		Name: p.Name, PeerAddress: p.PeerAddress, Interface: p.Interface, VRF: p.VRF, PeerASN: p.PeerASN,
+		PeeringState: kbgpv1.PeeringStateIdle,
 	}
 	if p.Mesh != nil {
 		out.MeshRole = p.Mesh.Role
@@ -133,6 +134,11 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 	snap, ok := in.Snapshot[key].Peers[p.Name]
 	if !ok {
 		return out
+	}
+	if p.PeerAddress == "" {
+		// The neighbour found on the node; the zone of a link-local one is shown apart
+		// (the interface) or nowhere (a default gateway's device).
+		out.PeerAddress = snap.Peer.Address.WithZone("").String()
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
 	out.Reason, out.Message = snap.Status.HeldDown, kbgpv1.TruncateMessage(sanitize.Line(snap.Status.HeldDownDetail), maxPeerMessage)

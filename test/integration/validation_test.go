@@ -54,6 +54,11 @@ var invalidObjects = []invalidCase{
 	{"peerAddress out of range", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.300, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
 	{"peerAddress hostname", clusterConfig, clusterPeers(`- {name: a, peerAddress: tor-a.example.com, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
 	{"peerAddress with zone", clusterConfig, clusterPeers(`- {name: a, peerAddress: "fe80::1%eth0", peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
+	{"peer with an address and an interface", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, interface: eth1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress and interface must be set"},
+	{"peer with neither address nor interface", clusterConfig, clusterPeers(`- {name: a, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress and interface must be set"},
+	{"interface not an interface name", clusterConfig, clusterPeers(`- {name: a, interface: "eth 1", peerASN: 65002}`), "spec.bgpInstances[0].peers[0].interface", "interface must be a Linux interface name"},
+	{"one interface, two peers", clusterConfig, clusterPeers("- {name: a, interface: eth1, peerASN: 65002}\n- {name: b, interface: eth1, peerASN: 65003}"), "spec.bgpInstances[0].peers", "an interface carries at most one peer of an instance"},
+	{"node config one interface, two peers", nodeConfig, clusterPeers("- {name: a, interface: eth1, peerASN: 65002}\n- {name: b, interface: eth1, peerASN: 65003}"), "spec.bgpInstances[0].peers", "an interface carries at most one peer of an instance"},
 	{"peer name not a DNS label", clusterConfig, clusterPeers(`- {name: Tor_A, peerAddress: 10.1.1.1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].name", "name must be a DNS label"},
 	{"duplicate peer name", clusterConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: a, peerAddress: 10.1.1.2, peerASN: 65002}"), "spec.bgpInstances[0].peers[1]", "Duplicate value"},
 	{"same address twice in default VRF", clusterConfig, clusterPeers("- {name: a, peerAddress: 10.1.1.1, peerASN: 65002}\n- {name: b, peerAddress: 10.1.1.1, peerASN: 65003}"), "spec.bgpInstances[0].peers", msgPeerUnique},
@@ -229,6 +234,17 @@ func TestPeeringPolicyNameFitsItsLabels(t *testing.T) {
 			t.Errorf("a name of 47 characters was refused: %v", err)
 		case n == 48 && (err == nil || !strings.Contains(err.Error(), "is at most 47 characters")):
 			t.Errorf("a name of 48 characters: %v, want the refusal naming the limit", err)
+		}
+	}
+}
+
+// TestInterfacePeersAreAccepted: peers over interfaces, beside a peer with an address,
+// in a cluster config and a node config.
+func TestInterfacePeersAreAccepted(t *testing.T) {
+	peers := clusterPeers("- {name: up1, interface: eth1, peerASN: 65100}\n- {name: up2, interface: eth2, peerASN: 65101}\n- {name: rr, peerAddress: 10.1.1.1, peerASN: 65001}")
+	for _, kind := range []string{clusterConfig, nodeConfig} {
+		if err := create(t, newObject(t, kind, peers)); err != nil {
+			t.Errorf("%s with interface peers refused: %v", kind, err)
 		}
 	}
 }

@@ -47,17 +47,20 @@ type Config struct {
 }
 
 // New registers the node's BGP reconcile with mgr; the watches of the Secrets it reads
-// stop with mgr.
+// and of the kernel, and its router advertisements, stop with mgr.
 func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 	r := &Reconciler{
 		client: mgr.GetClient(), nodeName: c.NodeName, namespace: c.Namespace,
 		speakers: c.Speakers, status: c.Status, readiness: c.Readiness, restart: c.Restart, logger: c.Logger,
-		nodes:        &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
-		routerIDs:    &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
-		vrfs:         &vrfDevices{recorder: c.Recorder, logger: c.Logger},
-		secretEvents: make(chan event.GenericEvent, 1),
-		reserved:     intent.NewReserved(),
-		cidrEvents:   make(chan event.GenericEvent, 1),
+		nodes:      &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
+		routerIDs:  &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
+		vrfs:       &vrfDevices{recorder: c.Recorder, logger: c.Logger},
+		ifaces:     &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
+		adverts:    &routerAdverts{logger: c.Logger},
+		gateways:   &defaultGateways{recorder: c.Recorder, logger: c.Logger, list: kernelDefaultRoutes},
+		nodeEvents: make(chan event.GenericEvent, 1),
+		reserved:   intent.NewReserved(),
+		cidrEvents: make(chan event.GenericEvent, 1),
 	}
 	r.serviceCIDRs = &serviceCIDRWatch{discovery: c.Clientset.Discovery(), clientset: c.Clientset, logger: c.Logger, changed: func() {
 		select { // one pending event is enough: it re-reads every ServiceCIDR
@@ -68,18 +71,22 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 	if err := mgr.Add(r.serviceCIDRs); err != nil {
 		return nil, err
 	}
-	r.secrets = newSecretWatch(c.Clientset, c.Namespace, func() {
+	reconcileNode := func() {
 		select { // one pending event is enough: it reconciles the whole node
-		case r.secretEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
+		case r.nodeEvents <- event.GenericEvent{Object: &kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: c.NodeName}}}:
 		default:
 		}
-	})
-	stopSecrets := manager.RunnableFunc(func(ctx context.Context) error {
+	}
+	r.secrets = newSecretWatch(c.Clientset, c.Namespace, reconcileNode)
+	r.kernel = &kernelWatch{logger: c.Logger, neighbours: kernelNeighbours, gateways: kernelDefaultRoutes, changed: reconcileNode}
+	stopOnExit := manager.RunnableFunc(func(ctx context.Context) error {
+		go r.kernel.run(ctx)
 		<-ctx.Done()
 		r.secrets.Stop()
+		r.adverts.stop()
 		return nil
 	})
-	if err := mgr.Add(stopSecrets); err != nil {
+	if err := mgr.Add(stopOnExit); err != nil {
 		return nil, err
 	}
 	return r, r.setup(mgr)
@@ -164,7 +171,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&kbgpv1.BGPPeerConfig{}, toNode).
 		Watches(&kbgpv1.BGPAdvertisement{}, toNode).
 		Watches(&kbgpv1.LoadBalancerIPPool{}, toNode, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.TypedChannel(r.secretEvents, toNode)).
+		WatchesRawSource(source.TypedChannel(r.nodeEvents, toNode)).
 		Watches(&corev1.Node{}, nodeChanged, builder.WithPredicates(own, nodeMatters)).
 		Watches(&corev1.Node{}, toReservedNode, builder.WithPredicates(reservationsChanged)).
 		WatchesRawSource(source.TypedChannel(r.cidrEvents, toServiceCIDRs)).

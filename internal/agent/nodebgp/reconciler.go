@@ -37,10 +37,15 @@ type Reconciler struct {
 	drain     drainClock
 	routerIDs *routerIDs
 	vrfs      *vrfDevices
-	// secrets reads the Secrets peer configs name, and only those; secretEvents carries
-	// their changes to the node's key.
-	secrets      *secretWatch
-	secretEvents chan event.GenericEvent
+	ifaces    *interfaceNeighbors
+	gateways  *defaultGateways
+	adverts   *routerAdverts
+	// kernel follows the routes and neighbours the peers found on the node depend on.
+	kernel *kernelWatch
+	// secrets reads the Secrets peer configs name, and only those. nodeEvents carries
+	// their changes, and the kernel's that matter, to the node's key.
+	secrets    *secretWatch
+	nodeEvents chan event.GenericEvent
 	// reserved are the cluster's addresses no Service announces (intent.Reserved): a
 	// full reconcile reads them all, a Node's or the ServiceCIDRs' event changes them
 	// in place, and the exports index reads them.
@@ -83,6 +88,8 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	r.readiness.Expect(in.NodeConfig)
 	if in.NodeConfig == nil {
 		r.exports = nil
+		r.adverts.set(nil)
+		r.kernel.reconciled(nil, discovered{})
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		r.status.SetRefused(nil)
 		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
@@ -96,6 +103,10 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	decisions := r.routerIDs.decide(in.NodeConfig, node, now)
 	in.RouterIDs = ids(decisions)
 	in.MissingVRFs = r.vrfs.check(in.NodeConfig)
+	in.InterfaceNeighbors = r.ifaces.check(in.NodeConfig)
+	in.DefaultGateways = r.gateways.check(in.NodeConfig)
+	r.kernel.reconciled(in.NodeConfig, discovered{neighbours: in.InterfaceNeighbors, gateways: in.DefaultGateways})
+	r.adverts.set(peerInterfaces(in.NodeConfig))
 	// Peers and instances that cannot be built now keep running as they run.
 	in.Previous = r.speakers.Applied()
 	if in.Reserved, err = r.readReserved(ctx); err != nil {
@@ -120,9 +131,9 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 }
 
 // requeueAfter is when the agent reconciles again without being asked: while a router
-// ID waits for the Node (backoff), while a peer's VRF device is missing, or while the
-// Node has no pod CIDRs yet (they are assigned once, some time after the Node
-// registers). The soonest of these wins.
+// ID waits for the Node (backoff), while a peer's VRF device, interface router or default
+// gateway is missing, or while the Node has no pod CIDRs yet (they are assigned once, some time
+// after the Node registers). The soonest of these wins.
 func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duration {
 	var after time.Duration
 	soonest := func(d time.Duration) {
@@ -132,6 +143,8 @@ func (r *Reconciler) requeueAfter(node *corev1.Node, now time.Time) time.Duratio
 	}
 	soonest(r.routerIDs.retryAfter(now))
 	soonest(r.vrfs.retryAfter())
+	soonest(r.ifaces.retryAfter())
+	soonest(r.gateways.retryAfter())
 	if node == nil || len(node.Spec.PodCIDRs) == 0 {
 		soonest(nodeCacheTTL)
 	}

@@ -20,10 +20,11 @@ import (
 // device does not exist on the node.
 const EventVRFNotFound = "VRFNotFound"
 
-// vrfRecheckInterval is how often the agent looks again for VRF devices that were
-// missing. Creating a device is not an API event the agent could watch, so a peer in a
-// VRF created later comes up within this interval.
-const vrfRecheckInterval = 15 * time.Second
+// deviceRecheckInterval is how often the agent looks again for VRF devices that were
+// missing, and for routers on interfaces that had none. Neither is an API event the
+// agent could watch, so a peer in a VRF created later, or over a link whose router
+// appears later, comes up within this interval.
+const deviceRecheckInterval = 15 * time.Second
 
 // vrfDevices looks up, in the agent's network namespace (the node's, since the agent
 // runs with host networking), the VRF devices the node config names, and reports the
@@ -65,7 +66,7 @@ func (d *vrfDevices) retryAfter() time.Duration {
 	if len(d.missing) == 0 {
 		return 0
 	}
-	return vrfRecheckInterval
+	return deviceRecheckInterval
 }
 
 // vrfPeers names the peers of each non-default VRF of nc, as "peer NAME of instance

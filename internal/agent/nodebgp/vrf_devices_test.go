@@ -37,8 +37,8 @@ func TestVRFDevicesCheck(t *testing.T) {
 	if _, ok := missing[noSuchDevice]; !ok || len(missing) != 1 {
 		t.Fatalf("missing = %v, want only %s (lo exists, \"\" is the default VRF)", missing, noSuchDevice)
 	}
-	if d.retryAfter() != vrfRecheckInterval {
-		t.Fatalf("retryAfter = %s with a missing device, want %s", d.retryAfter(), vrfRecheckInterval)
+	if d.retryAfter() != deviceRecheckInterval {
+		t.Fatalf("retryAfter = %s with a missing device, want %s", d.retryAfter(), deviceRecheckInterval)
 	}
 	select {
 	case e := <-rec.Events:
@@ -67,7 +67,7 @@ func TestVRFDevicesCheck(t *testing.T) {
 func TestRequeueAfterTakesTheSoonest(t *testing.T) {
 	now := time.Now()
 	withCIDRs := &corev1.Node{Spec: corev1.NodeSpec{PodCIDRs: []string{"10.244.1.0/24"}}}
-	r := &Reconciler{routerIDs: &routerIDs{}, vrfs: &vrfDevices{}}
+	r := &Reconciler{routerIDs: &routerIDs{}, vrfs: &vrfDevices{}, ifaces: &interfaceNeighbors{}, gateways: &defaultGateways{}}
 	if d := r.requeueAfter(withCIDRs, now); d != 0 {
 		t.Fatalf("nothing pending: requeue after %s, want none", d)
 	}
@@ -75,7 +75,7 @@ func TestRequeueAfterTakesTheSoonest(t *testing.T) {
 		t.Fatalf("no Node: requeue after %s, want %s", d, nodeCacheTTL)
 	}
 	r.vrfs.missing = map[string]struct{}{noSuchDevice: {}}
-	if d := r.requeueAfter(nil, now); d != vrfRecheckInterval {
-		t.Fatalf("missing VRF device and no Node: requeue after %s, want %s", d, vrfRecheckInterval)
+	if d := r.requeueAfter(nil, now); d != deviceRecheckInterval {
+		t.Fatalf("missing VRF device and no Node: requeue after %s, want %s", d, deviceRecheckInterval)
 	}
 }
