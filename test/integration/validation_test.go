@@ -54,9 +54,13 @@ var invalidObjects = []invalidCase{
 	{"peerAddress out of range", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.300, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
 	{"peerAddress hostname", clusterConfig, clusterPeers(`- {name: a, peerAddress: tor-a.example.com, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
 	{"peerAddress with zone", clusterConfig, clusterPeers(`- {name: a, peerAddress: "fe80::1%eth0", peerASN: 65002}`), "spec.bgpInstances[0].peers[0].peerAddress", "peerAddress must be an IPv4 or IPv6 address"},
-	{"peer with an address and an interface", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, interface: eth1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress and interface must be set"},
-	{"peer with neither address nor interface", clusterConfig, clusterPeers(`- {name: a, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress and interface must be set"},
+	{"peer with an address and an interface", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, interface: eth1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress, interface and autoDiscovery must be set"},
+	{"peer with neither address nor interface", clusterConfig, clusterPeers(`- {name: a, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress, interface and autoDiscovery must be set"},
 	{"interface not an interface name", clusterConfig, clusterPeers(`- {name: a, interface: "eth 1", peerASN: 65002}`), "spec.bgpInstances[0].peers[0].interface", "interface must be a Linux interface name"},
+	{"peer with an address and a discovered one", clusterConfig, clusterPeers(`- {name: a, peerAddress: 10.1.1.1, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv4}}, peerASN: 65002}`), "spec.bgpInstances[0].peers[0]", "exactly one of peerAddress, interface and autoDiscovery must be set"},
+	{"default gateway mode without its family", clusterConfig, clusterPeers(`- {name: a, autoDiscovery: {mode: DefaultGateway}, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].autoDiscovery", "mode DefaultGateway needs defaultGateway"},
+	{"discovery mode unknown", clusterConfig, clusterPeers(`- {name: a, autoDiscovery: {mode: Unnumbered}, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].autoDiscovery.mode", "Unsupported value"},
+	{"two peers at the IPv4 default gateway", clusterConfig, clusterPeers("- {name: a, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv4}}, peerASN: 65002}\n- {name: b, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv4}}, peerASN: 65003}"), "spec.bgpInstances[0].peers", "at most one peer of an instance is the default gateway of an address family"},
 	{"one interface, two peers", clusterConfig, clusterPeers("- {name: a, interface: eth1, peerASN: 65002}\n- {name: b, interface: eth1, peerASN: 65003}"), "spec.bgpInstances[0].peers", "an interface carries at most one peer of an instance"},
 	{"node config one interface, two peers", nodeConfig, clusterPeers("- {name: a, interface: eth1, peerASN: 65002}\n- {name: b, interface: eth1, peerASN: 65003}"), "spec.bgpInstances[0].peers", "an interface carries at most one peer of an instance"},
 	{"peer name not a DNS label", clusterConfig, clusterPeers(`- {name: Tor_A, peerAddress: 10.1.1.1, peerASN: 65002}`), "spec.bgpInstances[0].peers[0].name", "name must be a DNS label"},
@@ -238,10 +242,11 @@ func TestPeeringPolicyNameFitsItsLabels(t *testing.T) {
 	}
 }
 
-// TestInterfacePeersAreAccepted: peers over interfaces, beside a peer with an address,
-// in a cluster config and a node config.
+// TestInterfacePeersAreAccepted: peers over interfaces and at each family's default
+// gateway, beside a peer with an address, in a cluster config and a node config.
 func TestInterfacePeersAreAccepted(t *testing.T) {
-	peers := clusterPeers("- {name: up1, interface: eth1, peerASN: 65100}\n- {name: up2, interface: eth2, peerASN: 65101}\n- {name: rr, peerAddress: 10.1.1.1, peerASN: 65001}")
+	peers := clusterPeers("- {name: up1, interface: eth1, peerASN: 65100}\n- {name: up2, interface: eth2, peerASN: 65101}\n- {name: rr, peerAddress: 10.1.1.1, peerASN: 65001}\n" +
+		"- {name: gw4, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv4}}, peerASN: 65200}\n- {name: gw6, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv6}}, peerASN: 65200}")
 	for _, kind := range []string{clusterConfig, nodeConfig} {
 		if err := create(t, newObject(t, kind, peers)); err != nil {
 			t.Errorf("%s with interface peers refused: %v", kind, err)
