@@ -55,9 +55,9 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		nodes:      &nodeGetter{reader: mgr.GetAPIReader(), name: c.NodeName},
 		routerIDs:  &routerIDs{nodeName: c.NodeName, recorder: c.Recorder, logger: c.Logger},
 		vrfs:       &vrfDevices{recorder: c.Recorder, logger: c.Logger},
-		ifaces:     &interfaceNeighbors{recorder: c.Recorder, logger: c.Logger, list: kernelNeighbours},
+		ifaces:     newInterfaceNeighbors(c.Recorder, c.Logger, kernelNeighbours),
 		adverts:    &routerAdverts{logger: c.Logger},
-		gateways:   &defaultGateways{recorder: c.Recorder, logger: c.Logger, list: kernelDefaultRoutes},
+		gateways:   newDefaultGateways(c.Recorder, c.Logger, kernelDefaultRoutes),
 		nodeEvents: make(chan event.GenericEvent, 1),
 		reserved:   intent.NewReserved(),
 		cidrEvents: make(chan event.GenericEvent, 1),
@@ -78,7 +78,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		}
 	}
 	r.secrets = newSecretWatch(c.Clientset, c.Namespace, reconcileNode)
-	r.kernel = &kernelWatch{logger: c.Logger, neighbours: kernelNeighbours, gateways: kernelDefaultRoutes, changed: reconcileNode}
+	r.kernel = &kernelWatch{logger: c.Logger, neighbours: r.ifaces, gateways: r.gateways, changed: reconcileNode}
 	stopOnExit := manager.RunnableFunc(func(ctx context.Context) error {
 		go r.kernel.run(ctx)
 		<-ctx.Done()

@@ -4,20 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/netip"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // EventDefaultGatewayNotFound is the Warning event reason on the BGPNodeConfig when a
@@ -48,66 +43,12 @@ func gatewayOf(routes []defaultRoute) (netip.Addr, error) {
 }
 
 // defaultGateways finds the gateways of the node's default routes for the peers that
-// discover them, and reports the families without one. Only the reconciler goroutine
-// uses it.
-type defaultGateways struct {
-	recorder record.EventRecorder
-	logger   *slog.Logger
-	// list returns the default routes of the main table of a family (the kernel's; a
-	// test's own).
-	list func(kbgpv1.AFI) ([]defaultRoute, error)
-	// missing is the result of the last check; a family reported there is not
-	// reported again until a gateway was found in between.
-	missing map[kbgpv1.AFI]struct{}
-}
+// discover them.
+type defaultGateways = addressDiscovery[kbgpv1.AFI, defaultRoute]
 
-// check returns the gateway of every family nc's peers discover, and records a Warning
-// event and a log line for each family that had one (or was not checked) at the last
-// check and has none now.
-func (d *defaultGateways) check(nc *kbgpv1.BGPNodeConfig) map[kbgpv1.AFI]netip.Addr {
-	peers := gatewayPeers(nc)
-	found, errs := resolveGateways(d.list, peers)
-	missing := map[kbgpv1.AFI]struct{}{}
-	for _, afi := range slices.Sorted(maps.Keys(errs)) {
-		missing[afi] = struct{}{}
-		if _, known := d.missing[afi]; known {
-			continue
-		}
-		msg := fmt.Sprintf("%s default gateway: %v; not started: %s", afi, errs[afi], sanitize.Line(strings.Join(peers[afi], ", ")))
-		d.logger.Warn("no default gateway", "family", afi, "error", errs[afi], "peers", peers[afi])
-		if d.recorder != nil {
-			d.recorder.Event(nc, corev1.EventTypeWarning, EventDefaultGatewayNotFound, msg)
-		}
-	}
-	d.missing = missing
-	return found
-}
-
-// retryAfter is when the families without a default gateway are looked at again; 0
-// when each has one.
-func (d *defaultGateways) retryAfter() time.Duration {
-	if len(d.missing) == 0 {
-		return 0
-	}
-	return deviceRecheckInterval
-}
-
-// resolveGateways finds the gateway of each family of peers, or why there is none.
-func resolveGateways(list func(kbgpv1.AFI) ([]defaultRoute, error), peers map[kbgpv1.AFI][]string) (map[kbgpv1.AFI]netip.Addr, map[kbgpv1.AFI]error) {
-	found, errs := map[kbgpv1.AFI]netip.Addr{}, map[kbgpv1.AFI]error{}
-	for afi := range peers {
-		routes, err := list(afi)
-		var gw netip.Addr
-		if err == nil {
-			gw, err = gatewayOf(routes)
-		}
-		if err != nil {
-			errs[afi] = err
-			continue
-		}
-		found[afi] = gw
-	}
-	return found, errs
+func newDefaultGateways(recorder record.EventRecorder, logger *slog.Logger, list func(kbgpv1.AFI) ([]defaultRoute, error)) *defaultGateways {
+	return &defaultGateways{recorder: recorder, logger: logger, reason: EventDefaultGatewayNotFound, noun: "default gateway of",
+		peers: gatewayPeers, list: list, pick: gatewayOf}
 }
 
 // gatewayPeers names the peers discovering each family's default gateway, as "peer

@@ -58,7 +58,7 @@ func TestDefaultGatewaysAndTheKernelWatch(t *testing.T) {
 		return table[afi], nil
 	}
 	rec := record.NewFakeRecorder(10)
-	d := &defaultGateways{recorder: rec, logger: slog.New(slog.DiscardHandler), list: list}
+	d := newDefaultGateways(rec, slog.New(slog.DiscardHandler), list)
 	nc := gatewayNodeConfig(kbgpv1.AFIIPv4, kbgpv1.AFIIPv6)
 	got := d.check(nc)
 	if len(got) != 1 || got[kbgpv1.AFIIPv4] != gw || len(rec.Events) != 1 || d.retryAfter() != deviceRecheckInterval {
@@ -70,7 +70,8 @@ func TestDefaultGatewaysAndTheKernelWatch(t *testing.T) {
 	}
 
 	asked := 0
-	w := &kernelWatch{neighbours: func(string) ([]neighbour, error) { return nil, nil }, gateways: list, changed: func() { asked++ }}
+	noNeighbours := newInterfaceNeighbors(nil, nil, func(string) ([]neighbour, error) { return nil, nil })
+	w := &kernelWatch{neighbours: noNeighbours, gateways: d, changed: func() { asked++ }}
 	w.reconciled(nc, discovered{gateways: got})
 	w.recheck()
 	if asked != 0 {

@@ -9,14 +9,11 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/vishvananda/netlink"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/sanitize"
 )
 
 // EventInterfaceNeighborNotFound is the Warning event reason on the BGPNodeConfig when
@@ -71,66 +68,12 @@ func joinAddrs(addrs []netip.Addr) string {
 }
 
 // interfaceNeighbors finds, in the agent's network namespace (the node's), the router
-// at the other end of each interface the node config's peers run over, and reports the
-// interfaces where there is none. Only the reconciler goroutine uses it.
-type interfaceNeighbors struct {
-	recorder record.EventRecorder
-	logger   *slog.Logger
-	// list returns an interface's IPv6 neighbours (the kernel's table; a test's own).
-	list func(iface string) ([]neighbour, error)
-	// missing is the result of the last check; an interface reported there is not
-	// reported again until a neighbour was found on it in between.
-	missing map[string]struct{}
-}
+// at the other end of each interface the node config's peers run over.
+type interfaceNeighbors = addressDiscovery[string, neighbour]
 
-// check returns the neighbour of every interface of nc that has one, and records a
-// Warning event and a log line for each interface that had one (or was not checked)
-// at the last check and has none now.
-func (d *interfaceNeighbors) check(nc *kbgpv1.BGPNodeConfig) map[string]netip.Addr {
-	peers := interfacePeers(nc)
-	found, errs := resolveNeighbours(d.list, peers)
-	missing := map[string]struct{}{}
-	for _, iface := range slices.Sorted(maps.Keys(errs)) {
-		err := errs[iface]
-		missing[iface] = struct{}{}
-		if _, known := d.missing[iface]; known {
-			continue
-		}
-		msg := fmt.Sprintf("interface %q: %v; not started: %s", sanitize.Line(iface), err, sanitize.Line(strings.Join(peers[iface], ", ")))
-		d.logger.Warn("no neighbour on interface", "interface", iface, "error", err, "peers", peers[iface])
-		if d.recorder != nil {
-			d.recorder.Event(nc, corev1.EventTypeWarning, EventInterfaceNeighborNotFound, msg)
-		}
-	}
-	d.missing = missing
-	return found
-}
-
-// resolveNeighbours finds the router on each interface of peers, or why there is none.
-func resolveNeighbours(list func(string) ([]neighbour, error), peers map[string][]string) (map[string]netip.Addr, map[string]error) {
-	found, errs := map[string]netip.Addr{}, map[string]error{}
-	for iface := range peers {
-		neighs, err := list(iface)
-		var addr netip.Addr
-		if err == nil {
-			addr, err = routerOn(neighs)
-		}
-		if err != nil {
-			errs[iface] = err
-			continue
-		}
-		found[iface] = addr
-	}
-	return found, errs
-}
-
-// retryAfter is when the interfaces without a neighbour are looked at again; 0 when
-// every one has its neighbour.
-func (d *interfaceNeighbors) retryAfter() time.Duration {
-	if len(d.missing) == 0 {
-		return 0
-	}
-	return deviceRecheckInterval
+func newInterfaceNeighbors(recorder record.EventRecorder, logger *slog.Logger, list func(string) ([]neighbour, error)) *interfaceNeighbors {
+	return &interfaceNeighbors{recorder: recorder, logger: logger, reason: EventInterfaceNeighborNotFound, noun: "interface",
+		peers: interfacePeers, list: list, pick: routerOn}
 }
 
 // interfacePeers names the peers over each interface of nc, as "peer NAME of instance

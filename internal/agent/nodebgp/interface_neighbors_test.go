@@ -57,12 +57,12 @@ func TestInterfaceNeighborsReportOnceAndRecheck(t *testing.T) {
 	router := netip.MustParseAddr("fe80::a")
 	table := map[string][]neighbour{"up1": {{Addr: router, Router: true}}}
 	rec := record.NewFakeRecorder(10)
-	d := &interfaceNeighbors{recorder: rec, logger: slog.New(slog.DiscardHandler), list: func(iface string) ([]neighbour, error) {
+	d := newInterfaceNeighbors(rec, slog.New(slog.DiscardHandler), func(iface string) ([]neighbour, error) {
 		if iface == "gone" {
 			return nil, errors.New("no such network device on the node")
 		}
 		return table[iface], nil
-	}}
+	})
 	nc := ifaceNodeConfig("up1", "up2", "gone")
 	got := d.check(nc)
 	if len(got) != 1 || got["up1"] != router {

@@ -33,8 +33,8 @@ func (d discovered) equal(o discovered) bool {
 // table's routine churn (reachable, stale, probe) costs no reconcile.
 type kernelWatch struct {
 	logger     *slog.Logger
-	neighbours func(string) ([]neighbour, error)
-	gateways   func(kbgpv1.AFI) ([]defaultRoute, error)
+	neighbours *interfaceNeighbors
+	gateways   *defaultGateways
 	// changed asks for a reconcile of the node.
 	changed func()
 
@@ -63,8 +63,8 @@ func (w *kernelWatch) recheck() {
 		w.mu.Unlock()
 		return
 	}
-	neighbours, _ := resolveNeighbours(w.neighbours, w.ifaces)
-	gateways, _ := resolveGateways(w.gateways, w.families)
+	neighbours, _ := w.neighbours.resolve(w.ifaces)
+	gateways, _ := w.gateways.resolve(w.families)
 	same := w.used.equal(discovered{neighbours: neighbours, gateways: gateways})
 	w.mu.Unlock()
 	if !same {
