@@ -12,7 +12,7 @@ type BGPAdvertisementSpec struct {
 }
 
 // AdvertisementType is the source of the advertised prefixes.
-// +kubebuilder:validation:Enum=PodCIDR;Service
+// +kubebuilder:validation:Enum=PodCIDR;Service;NodeAddress
 type AdvertisementType string
 
 // Advertisement types.
@@ -21,15 +21,25 @@ const (
 	AdvertisementPodCIDR AdvertisementType = "PodCIDR"
 	// AdvertisementService announces Service addresses as host routes.
 	AdvertisementService AdvertisementType = "Service"
+	// AdvertisementNodeAddress announces the node's own addresses as host routes.
+	AdvertisementNodeAddress AdvertisementType = "NodeAddress"
 )
 
 // Advertisement is one source of prefixes and the attributes they carry.
 //
 // +kubebuilder:validation:XValidation:rule="self.advertisementType == 'Service' ? has(self.service) : !has(self.service)",message="service is required when advertisementType is Service and not allowed otherwise"
-// +kubebuilder:validation:XValidation:rule="self.advertisementType == 'Service' || !has(self.selector)",message="selector applies to Services only: not allowed when advertisementType is PodCIDR"
+// +kubebuilder:validation:XValidation:rule="self.advertisementType == 'Service' || !has(self.selector)",message="selector applies to Services only: not allowed when advertisementType is PodCIDR or NodeAddress"
+// +kubebuilder:validation:XValidation:rule="self.advertisementType == 'NodeAddress' || !has(self.nodeAddress)",message="nodeAddress is allowed only when advertisementType is NodeAddress"
 type Advertisement struct {
-	// AdvertisementType is PodCIDR or Service.
+	// AdvertisementType is PodCIDR, Service or NodeAddress.
 	AdvertisementType AdvertisementType `json:"advertisementType"`
+
+	// NodeAddress says which of the node's addresses NodeAddress announces: without it
+	// (or without interface) the Node's InternalIPs; with interface, the global
+	// addresses of that interface of the node (the loopback or dummy interface a routed
+	// node is reached at, whichever uplink is up). Each as a host route (/32, /128).
+	// +optional
+	NodeAddress *NodeAddressAdvertisement `json:"nodeAddress,omitempty"`
 
 	// Service says which addresses of the selected Services are announced. Required
 	// exactly when AdvertisementType is Service.
@@ -45,6 +55,15 @@ type Advertisement struct {
 	// Attributes are the path attributes set on the announced prefixes.
 	// +optional
 	Attributes *BGPAttributes `json:"attributes,omitempty"`
+}
+
+// NodeAddressAdvertisement selects the node's addresses a NodeAddress entry announces.
+type NodeAddressAdvertisement struct {
+	// Interface is the node's network interface whose global addresses are announced.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][-A-Za-z0-9_.]*$')",message="interface must be a Linux interface name: at most 15 characters from letters, digits, '-', '_' and '.'"
+	Interface string `json:"interface,omitempty"`
 }
 
 // ServiceAddressType names one kind of Service address.

@@ -18,8 +18,8 @@ type familyAdvertisements struct {
 	selector *kbgpv1.LabelSelector
 }
 
-// peerAdvertisements splits what the peer's families select into the node's pod CIDR
-// paths and the Service rules that each Service is matched against (see exports.Index).
+// peerAdvertisements splits what the peer's families select into the node's own paths
+// (pod CIDRs, node addresses) and the Service rules that each Service is matched against (see exports.Index).
 // Local preference is kept for iBGP peers only.
 func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods []bgp.Path, rules []serviceRule) {
 	if in.Node == nil {
@@ -39,6 +39,10 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 				switch a.AdvertisementType {
 				case kbgpv1.AdvertisementPodCIDR:
 					for _, p := range podCIDRs(in.Node, fa.family) {
+						pods = append(pods, bgp.Path{Prefix: p, Attributes: attrs})
+					}
+				case kbgpv1.AdvertisementNodeAddress:
+					for _, p := range nodeAddressRoutes(in, a.NodeAddress, fa.family) {
 						pods = append(pods, bgp.Path{Prefix: p, Attributes: attrs})
 					}
 				case kbgpv1.AdvertisementService:

@@ -37,6 +37,9 @@ type Input struct {
 	// on each interface a peer runs over (unzoned); a peer whose interface is absent
 	// here is not started.
 	InterfaceNeighbors map[string]netip.Addr
+	// InterfaceAddresses are the addresses of the interfaces NodeAddress entries name
+	// (AddressInterfaces), by interface; an interface absent here is not on the node.
+	InterfaceAddresses map[string][]netip.Addr
 	// DefaultGateways are, by family, the gateway of the node's default route (zoned
 	// when link-local) for the peers that discover it; a peer whose family is absent
 	// here is not started.
@@ -100,6 +103,7 @@ func Build(in Input) Result {
 		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 		res.Exports.SetService(key, svc, in.EndpointSlices[key])
 	}
+	res.Failed = append(res.Failed, missingAddressInterfaces(in)...)
 	// The full build reports every refusal (Exports.Refused); only later events touch.
 	res.Exports.TouchedRefusals()
 	res.Exports.Fill(res.Desired)

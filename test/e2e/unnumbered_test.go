@@ -25,11 +25,13 @@ const (
 	hostPodCIDR4 = "10.244.34.0/24"
 	hostPodCIDR6 = "2001:db8:244:34::/64"
 	torPrefix    = "10.34.0.0/16"
+	hostLoopback = "10.34.255.1"
 )
 
 // TestUnnumberedSessionsToTwoToRs: both sessions come up over the links' link-local
-// addresses; each ToR has the node's IPv4 pod CIDR with the node's link-local address
-// on its link as next hop (RFC 8950) and the IPv6 one; the node's status names the
+// addresses; each ToR has the node's IPv4 pod CIDR and its loopback address (a
+// NodeAddress advertisement of lo) with the node's link-local address on its link as
+// next hop (RFC 8950), and the IPv6 pod CIDR; the node's status names the
 // interface and the router found on it. A peer over an interface that does not exist
 // is reported and the others are unaffected.
 func TestUnnumberedSessionsToTwoToRs(t *testing.T) {
@@ -73,8 +75,11 @@ exit-address-family
 	}}}}
 	pods := &kbgpv1.BGPAdvertisement{
 		ObjectMeta: metav1.ObjectMeta{Name: nodeName + "-pods", Labels: map[string]string{"advertise": nodeName}},
-		Spec:       kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR},
+			{AdvertisementType: kbgpv1.AdvertisementNodeAddress, NodeAddress: &kbgpv1.NodeAddressAdvertisement{Interface: "lo"}}}},
 	}
+	// The node is reached at its loopback address whichever uplink is up.
+	node.AddAddr("lo", hostLoopback+"/32")
 	k8sNode := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: corev1.NodeSpec{PodCIDRs: []string{hostPodCIDR4, hostPodCIDR6}}}
 	create(t, k8sNode, pc, pods, nc)
 	startAgent(t, lab, node, nodeName)
@@ -87,6 +92,7 @@ exit-address-family
 			t.Errorf("%s: the IPv4 pod CIDR's next hops are %+v, want the node's link-local %s on its link", up, r.Paths, nodeLL)
 		}
 		tor.WaitRoute(t, "ipv6", hostPodCIDR6, sessionTimeout, func(r frr.Route) bool { return r.Valid && hasNexthop(r, nodeLL) })
+		tor.WaitRoute(t, "ipv4", hostLoopback+"/32", sessionTimeout, func(r frr.Route) bool { return r.Valid && hasNexthop(r, nodeLL) })
 	}
 
 	netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {

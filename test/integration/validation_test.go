@@ -138,6 +138,8 @@ var invalidObjects = []invalidCase{
 	{"unknown advertisement type", advertisement, `{advertisements: [{advertisementType: PodIP}]}`, "spec.advertisements[0].advertisementType", "Unsupported value"},
 	{"Service without service", advertisement, `{advertisements: [{advertisementType: Service}]}`, "spec.advertisements[0]", "service is required when advertisementType is Service"},
 	{"PodCIDR with service", advertisement, `{advertisements: [{advertisementType: PodCIDR, service: {addresses: [ClusterIP]}}]}`, "spec.advertisements[0]", "service is required when advertisementType is Service and not allowed otherwise"},
+	{"nodeAddress on a PodCIDR entry", advertisement, `{advertisements: [{advertisementType: PodCIDR, nodeAddress: {interface: lo}}]}`, "spec.advertisements[0]", "nodeAddress is allowed only when advertisementType is NodeAddress"},
+	{"NodeAddress interface not an interface name", advertisement, `{advertisements: [{advertisementType: NodeAddress, nodeAddress: {interface: "lo 0"}}]}`, "spec.advertisements[0].nodeAddress.interface", "interface must be a Linux interface name"},
 	{"PodCIDR with selector", advertisement, `{advertisements: [{advertisementType: PodCIDR, selector: {matchLabels: {app: web}}}]}`, "spec.advertisements[0]", "selector applies to Services only"},
 	{"no service addresses", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: []}}]}`, "spec.advertisements[0].service.addresses", "at least 1 items"},
 	{"load-balancer range not a CIDR", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP], loadBalancerIPPrefixes: [203.0.113.7]}}]}`, "spec.advertisements[0].service.loadBalancerIPPrefixes[0]", "must be a CIDR"},

@@ -72,7 +72,7 @@ func TestDefaultGatewaysAndTheKernelWatch(t *testing.T) {
 	asked := 0
 	noNeighbours := newInterfaceNeighbors(nil, nil, func(string) ([]neighbour, error) { return nil, nil })
 	w := &kernelWatch{neighbours: noNeighbours, gateways: d, changed: func() { asked++ }}
-	w.reconciled(nc, discovered{gateways: got})
+	w.reconciled(nc, nil, discovered{gateways: got})
 	w.recheck()
 	if asked != 0 {
 		t.Fatalf("asked for %d reconciles with nothing changed", asked)
@@ -82,7 +82,7 @@ func TestDefaultGatewaysAndTheKernelWatch(t *testing.T) {
 	if asked != 1 {
 		t.Fatalf("asked for %d reconciles after the default route moved, want 1", asked)
 	}
-	w.reconciled(nil, discovered{})
+	w.reconciled(nil, nil, discovered{})
 	w.recheck()
 	if asked != 1 {
 		t.Fatalf("asked for a reconcile with no node config")
