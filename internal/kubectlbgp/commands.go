@@ -213,13 +213,13 @@ func runComputedRoutes(cmd *cobra.Command, r client.Reader, node, agentNamespace
 	if err != nil {
 		return err
 	}
-	cluster, err := readCluster(cmd.Context(), r)
+	cluster, notes, err := readCluster(cmd.Context(), r)
 	if err != nil {
 		return err
 	}
 	owners := newServiceOwners(cluster.Services)
 	var rows [][]string
-	var counts, notes []string
+	var counts []string
 	for i := range ncs {
 		in, n, err := nodeRoutesInput(cmd.Context(), r, &ncs[i], cluster, agentNamespace)
 		if err != nil {

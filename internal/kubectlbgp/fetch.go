@@ -105,7 +105,7 @@ func runExplainService(ctx context.Context, r client.Reader, name, agentNamespac
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := readCluster(ctx, r)
+	cluster, clusterNotes, err := readCluster(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func runExplainService(ctx context.Context, r client.Reader, name, agentNamespac
 		if err != nil {
 			return nil, err
 		}
-		sn := serviceNode{name: ncs[i].Name, in: in, notes: notes}
+		sn := serviceNode{name: ncs[i].Name, in: in, notes: append(notes, clusterNotes...)}
 		if ask != nil && svc != nil {
 			view := agentView{}
 			if get, err := ask(ncs[i].Name); err != nil {

@@ -3,6 +3,7 @@ package kubectlbgp
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"maps"
 	"net/netip"
 	"slices"
@@ -194,12 +195,20 @@ func largeCommunity(c bgp.LargeCommunity) string {
 }
 
 // readCluster is what every node's routes share, the reserved addresses included, as
-// the agents know them.
-func readCluster(ctx context.Context, r client.Reader) (nodeinput.Cluster, error) {
+// the agents know them. A caller who may not list Nodes or ServiceCIDRs gets the
+// routes computed without that check, and a note saying so.
+func readCluster(ctx context.Context, r client.Reader) (nodeinput.Cluster, []string, error) {
 	cluster, err := nodeinput.ReadCluster(ctx, nodeinput.Sources{Reader: r})
 	if err != nil {
-		return cluster, err
+		return cluster, nil, err
 	}
 	cluster.Reserved, err = nodeinput.ReadReserved(ctx, r)
-	return cluster, err
+	if apierrors.IsForbidden(err) {
+		return cluster, []string{reservedNotReadable}, nil
+	}
+	return cluster, nil, err
 }
+
+// reservedNotReadable is the note of a computation without the cluster's reserved
+// addresses.
+const reservedNotReadable = "Nodes or ServiceCIDRs not readable: addresses the cluster reserves (other Nodes', pod CIDRs, Service CIDRs) are not refused in this computation, as the agents refuse them"

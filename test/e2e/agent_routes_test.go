@@ -79,7 +79,12 @@ func TestAgentRoutesAreWhatFRRHas(t *testing.T) {
 		t.Errorf("kubectl bgp routes --advertised: %v\nFRR received: %v", advertised, want)
 	}
 
-	received := pluginRoutes(t, plugin("--received", agentURL))
+	// red's route was configured just now: wait until the node has it.
+	var received map[string]map[string]string
+	netlab.WaitFor(t, sessionTimeout, 500*time.Millisecond, func() (bool, string) {
+		received = pluginRoutes(t, plugin("--received", agentURL))
+		return len(received["red"]) > 0, fmt.Sprintf("received %v", received)
+	})
 	if got := received["red"]; len(received) != 1 || !maps.Equal(got, map[string]string{redSent: redSentCommunity}) {
 		t.Errorf("kubectl bgp routes --received: %v, want red's %s with %s only", received, redSent, redSentCommunity)
 	}

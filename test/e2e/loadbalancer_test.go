@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,7 +141,7 @@ func endpointChurnKeepsTheRoute(t *testing.T, f *netlab.FRR, nodeName string) {
 	create(t, stable, churning)
 	waitFRRPrefix(t, f, "ipv4", ip, true)
 
-	missing, samples := 0, 0
+	var missing, samples atomic.Int32
 	done := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -152,14 +153,16 @@ func endpointChurnKeepsTheRoute(t *testing.T, f *netlab.FRR, nodeName string) {
 			case <-time.After(50 * time.Millisecond):
 			}
 			if routes, err := f.Routes("ipv4"); err == nil {
-				samples++
+				samples.Add(1)
 				if _, ok := routes[ip]; !ok {
-					missing++
+					missing.Add(1)
 				}
 			}
 		}
 	}()
-	for i := range 10 {
+	// Ten changes at least, and on until FRR's table was read ten times during them (each
+	// read is a vtysh call, slow on a loaded machine).
+	for i := 0; i < 10 || (samples.Load() < 10 && i < 300); i++ {
 		update(t, churning, func(s *discoveryv1.EndpointSlice) { s.Endpoints[0].Conditions.Ready = ptr.To(i%2 == 1) })
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -171,8 +174,8 @@ func endpointChurnKeepsTheRoute(t *testing.T, f *netlab.FRR, nodeName string) {
 	time.Sleep(time.Second)
 	close(done)
 	<-sampled
-	if samples < 10 || missing > 0 {
-		t.Errorf("endpoint churn: the route was missing in %d of %d samples of FRR's table while a ready endpoint stayed", missing, samples)
+	if samples.Load() < 10 || missing.Load() > 0 {
+		t.Errorf("endpoint churn: the route was missing in %d of %d samples of FRR's table while a ready endpoint stayed", missing.Load(), samples.Load())
 	}
 	update(t, stable, func(s *discoveryv1.EndpointSlice) { s.Endpoints[0].Conditions.Ready = ptr.To(false) })
 	update(t, &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: lbNamespace, Name: "local-next"}}, func(s *discoveryv1.EndpointSlice) {

@@ -92,7 +92,15 @@ var resetEdits = map[string][]resetEdit{
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "localPort: 179", "localPort: 179\n    listenAddresses: [10.1.1.10]", 1), "changing localPort or listenAddresses of instance 65001 resets all its sessions"},
 		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    listenAddresses: [10.1.1.10]", 1), "changing localPort, listenAddresses or routerID of instance 65001 resets all its sessions on node warn-node"},
 	},
+	"a mesh peer's role ([mesh.md](mesh.md)): passive side, route-reflector client": {
+		{meshClusterConfig("rr: a"), meshClusterConfig("rr: b"), "changing mesh.routeReflectors of instance 65001 resets the mesh sessions"}},
 	"VRF of a speaker": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: blue}", 1), "changing peerAddress, peerASN or vrf resets"}},
+}
+
+// meshClusterConfig is warnClusterConfig with a mesh whose reflectors are the nodes
+// labelled reflectors.
+func meshClusterConfig(reflectors string) string {
+	return strings.Replace(warnClusterConfig, "    localPort: 179\n", "    localPort: 179\n    mesh: {enabled: true, routeReflectors: {nodeSelector: {matchLabels: {"+reflectors+"}}, clusterID: 10.0.0.9}}\n", 1)
 }
 
 // keptEdits reset nothing and must produce no warning.
