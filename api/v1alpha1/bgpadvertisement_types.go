@@ -139,6 +139,34 @@ type BGPAttributes struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=4294967295
 	LocalPreference *int64 `json:"localPreference,omitempty"`
+
+	// ASPathPrepend prepends an AS number to the AS path sent to eBGP peers, on top of
+	// the one every eBGP speaker prepends, so routers prefer other paths to the prefix.
+	// iBGP peers get the path unchanged: an iBGP peer would find its own AS in the path
+	// and drop it as a loop.
+	// +optional
+	ASPathPrepend *ASPathPrepend `json:"asPathPrepend,omitempty"`
+
+	// MED is the MULTI_EXIT_DISC sent with the prefix to eBGP and iBGP peers; a
+	// router compares it between paths from the same neighbouring AS, lower first.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4294967295
+	MED *int64 `json:"med,omitempty"`
+}
+
+// ASPathPrepend is how often and which AS number is prepended to the AS path.
+type ASPathPrepend struct {
+	// Count is how many extra times the AS number is prepended.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	Count int32 `json:"count"`
+
+	// ASN is the prepended AS number. Unset: the local ASN of the peer's instance.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4294967295
+	ASN *int64 `json:"asn,omitempty"`
 }
 
 // BGPCommunities are the communities added to announced paths.

@@ -5,23 +5,37 @@ import (
 	"slices"
 )
 
-// Merge is what a prefix two sources announce carries: the union of their communities
-// and the higher local preference. The next hop is the peer's for the family, the same
-// in both (a's when set). Merge is commutative, so the order of sources does not matter.
+// Merge is what a prefix two sources announce carries: the union of their communities;
+// for local preference, MED and AS-path prepend a set value beats an unset one and of
+// two set values the higher wins (the longer prepend, of equal counts the higher ASN).
+// The higher MED and the longer prepend make the prefix less preferred: a source that
+// asks routers to avoid a node is not undone by a broader one. The next hop is the
+// peer's for the family, the same in both (a's when set). Merge is commutative, so the
+// order of sources does not matter.
 func (a PathAttributes) Merge(b PathAttributes) PathAttributes {
 	out := PathAttributes{
 		Communities:      append(slices.Clone(a.Communities), b.Communities...),
 		LargeCommunities: append(slices.Clone(a.LargeCommunities), b.LargeCommunities...),
-		LocalPreference:  a.LocalPreference,
+		LocalPreference:  higher(a.LocalPreference, b.LocalPreference),
+		MED:              higher(a.MED, b.MED),
+		Prepend:          a.Prepend,
 		NextHop:          a.NextHop,
 	}
 	if !out.NextHop.IsValid() {
 		out.NextHop = b.NextHop
 	}
-	if b.LocalPreference != nil && (out.LocalPreference == nil || *b.LocalPreference > *out.LocalPreference) {
-		out.LocalPreference = b.LocalPreference
+	if cmp.Or(cmp.Compare(b.Prepend.Count, a.Prepend.Count), cmp.Compare(b.Prepend.ASN, a.Prepend.ASN)) > 0 {
+		out.Prepend = b.Prepend
 	}
 	return out.Normalised()
+}
+
+// higher is the higher of two optional values; nil when both are.
+func higher(a, b *uint32) *uint32 {
+	if b != nil && (a == nil || *b > *a) {
+		return b
+	}
+	return a
 }
 
 // Normalised sorts and de-duplicates the communities, so equal attribute sets compare

@@ -169,11 +169,22 @@ type PathAttributes struct {
 	LargeCommunities []LargeCommunity
 	// LocalPreference is sent to iBGP peers; nil leaves it unset.
 	LocalPreference *uint32
+	// Prepend is prepended to the AS path sent to eBGP peers; Count 0 prepends nothing.
+	Prepend ASPathPrepend
+	// MED is the MULTI_EXIT_DISC sent; nil leaves it unset.
+	MED *uint32
 	// NextHop replaces the session's local address as the next hop. It is set for a
 	// family other than the session's own (IPv4 routes over an IPv6 session and the
 	// reverse), where the session's address is no next hop a router can use without
 	// RFC 8950; invalid leaves the next hop to the speaker.
 	NextHop netip.Addr
+}
+
+// ASPathPrepend is Count extra copies of ASN at the front of the AS path, on top of
+// the local AS every eBGP speaker prepends.
+type ASPathPrepend struct {
+	ASN   uint32
+	Count uint8
 }
 
 // LargeCommunity is an RFC 8092 large community.

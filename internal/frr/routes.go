@@ -75,21 +75,26 @@ type Route struct {
 	Communities      []string
 	LargeCommunities []string
 	LocalPref        *uint32
-	ASPath           string
-	Stale            bool
-	Valid            bool
-	Best             bool
-	Paths            []Path
+	// MED is the best path's MULTI_EXIT_DISC; nil when absent.
+	MED    *uint32
+	ASPath string
+	Stale  bool
+	Valid  bool
+	Best   bool
+	Paths  []Path
 }
 
 // String formats the route's flattened fields for test messages.
 func (r Route) String() string {
-	lp := "-"
+	lp, med := "-", "-"
 	if r.LocalPref != nil {
 		lp = strconv.FormatUint(uint64(*r.LocalPref), 10)
 	}
-	return fmt.Sprintf("%s via %s as-path %q local-pref %s communities %v large %v valid=%v best=%v stale=%v (%d paths)",
-		r.Prefix, r.Nexthop, r.ASPath, lp, r.Communities, r.LargeCommunities, r.Valid, r.Best, r.Stale, len(r.Paths))
+	if r.MED != nil {
+		med = strconv.FormatUint(uint64(*r.MED), 10)
+	}
+	return fmt.Sprintf("%s via %s as-path %q local-pref %s med %s communities %v large %v valid=%v best=%v stale=%v (%d paths)",
+		r.Prefix, r.Nexthop, r.ASPath, lp, med, r.Communities, r.LargeCommunities, r.Valid, r.Best, r.Stale, len(r.Paths))
 }
 
 // HasCommunity reports whether the flattened path carries community c
@@ -165,6 +170,7 @@ func DecodeRoutes(routes map[string][]json.RawMessage) (map[string]Route, error)
 		r.Communities = best.Communities
 		r.LargeCommunities = best.LargeCommunities
 		r.LocalPref = best.LocalPref
+		r.MED = best.MED
 		r.ASPath = best.ASPath
 		r.Stale = best.Stale
 		r.Valid = best.Valid

@@ -19,9 +19,10 @@ type familyAdvertisements struct {
 }
 
 // peerAdvertisements splits what the peer's families select into the node's own paths
-// (pod CIDRs, node addresses) and the Service rules that each Service is matched against (see exports.Index).
-// Local preference is kept for iBGP peers only.
-func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods []bgp.Path, rules []serviceRule) {
+// (pod CIDRs, node addresses) and the Service rules that each Service is matched
+// against (see exports.Index). Local preference is kept for iBGP peers only, AS-path
+// prepend for eBGP peers only.
+func peerAdvertisements(in Input, fams []familyAdvertisements, localASN uint32, ibgp bool) (pods []bgp.Path, rules []serviceRule) {
 	if in.Node == nil {
 		return nil, nil
 	}
@@ -35,7 +36,7 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, ibgp bool) (pods 
 				continue
 			}
 			for _, a := range adv.Spec.Advertisements {
-				attrs := attributes(a.Attributes, ibgp)
+				attrs := attributes(a.Attributes, localASN, ibgp)
 				switch a.AdvertisementType {
 				case kbgpv1.AdvertisementPodCIDR:
 					for _, p := range podCIDRs(in.Node, fa.family) {

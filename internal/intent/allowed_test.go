@@ -31,7 +31,7 @@ func TestRefusedServicesAreNamed(t *testing.T) {
 
 	index := func(ads ...kbgpv1.BGPAdvertisement) *exports.Index {
 		x := exports.New("worker-1")
-		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: ads}, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: ads}, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 		x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 		return x
 	}
@@ -86,7 +86,7 @@ func TestPoolAddressesAreAllowed(t *testing.T) {
 		{CIDR: "203.0.113.0/28"}, {Start: "198.51.100.10", Stop: "198.51.100.20"}, {Start: "198.51.100.30", Stop: "198.51.100.25"},
 	}}}}
 	_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, poolRanges: PoolRanges(pools)},
-		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+		[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	x := exports.New("worker-1")
 	x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}
@@ -130,7 +130,7 @@ func TestTooManyAddressesRefuseTheService(t *testing.T) {
 		ad.Spec.Advertisements[0].Service.MaxAddressesPerService = max
 		x := exports.New("worker-1")
 		_, rules := peerAdvertisements(Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{*ad}},
-			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
+			[]familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, testLocalASN, false)
 		x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 		return x
 	}
@@ -169,7 +169,7 @@ func TestNodeAddressesAreNeverServiceAddresses(t *testing.T) {
 	ad := serviceAdWithin("ext", nil, "65001:1", []kbgpv1.CIDR{"10.0.0.0/8"}, []kbgpv1.CIDR{"10.0.0.0/8"}, kbgpv1.ServiceExternalIP, kbgpv1.ServiceLoadBalancerIP)
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}}
 	in.nodeOwned = nodeOwned(in.Node)
-	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	x := exports.New("worker-1")
 	x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 	key := types.NamespacedName{Namespace: "shop", Name: "web"}

@@ -9,9 +9,12 @@ import (
 	"kbgp.io/kbgp/internal/bgp"
 )
 
-// attributes converts an advertisement's attributes. Values the schema admitted always
-// parse; one that does not is skipped rather than failing the whole advertisement.
-func attributes(a *kbgpv1.BGPAttributes, ibgp bool) bgp.PathAttributes {
+// attributes converts an advertisement's attributes for a peer of the instance with
+// localASN. Values the schema admitted always parse; one that does not is skipped
+// rather than failing the whole advertisement. Local preference goes to iBGP peers
+// only, the AS-path prepend to eBGP peers only (an iBGP peer would see its own AS in
+// the path and drop the route as a loop), the MED to both.
+func attributes(a *kbgpv1.BGPAttributes, localASN uint32, ibgp bool) bgp.PathAttributes {
 	var out bgp.PathAttributes
 	if a == nil {
 		return out
@@ -36,6 +39,16 @@ func attributes(a *kbgpv1.BGPAttributes, ibgp bool) bgp.PathAttributes {
 	if ibgp && a.LocalPreference != nil {
 		lp := uint32(*a.LocalPreference)
 		out.LocalPreference = &lp
+	}
+	if p := a.ASPathPrepend; !ibgp && p != nil && p.Count > 0 {
+		out.Prepend = bgp.ASPathPrepend{ASN: localASN, Count: uint8(min(p.Count, 255))}
+		if p.ASN != nil {
+			out.Prepend.ASN = uint32(*p.ASN)
+		}
+	}
+	if a.MED != nil {
+		med := uint32(*a.MED)
+		out.MED = &med
 	}
 	return out.Normalised()
 }

@@ -102,7 +102,7 @@ func TestAnAddressHasOneOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exports.New("worker-1")
-			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 			x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 			for _, s := range tc.services {
 				x.SetService(s.key, s.svc, nil)
@@ -125,7 +125,7 @@ func TestTheOwnersLeavingAnnouncesTheNext(t *testing.T) {
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{serviceAd("all", nil, "65001:1", kbgpv1.ServiceExternalIP)}}
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
 	x := exports.New("worker-1")
-	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	p := exports.PeerKey{Name: "a"}
 	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	owner, squat := lbService("web", nil), lbService("squat", nil)
@@ -159,7 +159,7 @@ func BenchmarkContestedAddress(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			x := exports.New("worker-1")
-			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+			_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 			x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 			claimant := func(i int) (types.NamespacedName, *corev1.Service) {
 				s := lbService("web", nil)

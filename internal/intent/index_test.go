@@ -24,7 +24,7 @@ import (
 func advertisedPaths(in Input, fams []familyAdvertisements, ibgp bool) []bgp.Path {
 	x := exports.New(in.Node.Name)
 	p := exports.PeerKey{Name: "peer"}
-	pods, rules := peerAdvertisements(in, fams, ibgp)
+	pods, rules := peerAdvertisements(in, fams, testLocalASN, ibgp)
 	x.AddPeer(p, peerAddr(p.Name), pods, serviceRules(rules))
 	for i := range in.Services {
 		svc := &in.Services[i]
@@ -67,7 +67,7 @@ func TestSetServiceReturnsTheDifference(t *testing.T) {
 	}}
 	x := exports.New("worker-1")
 	a, b := exports.PeerKey{Name: "a"}, exports.PeerKey{Name: "b"}
-	_, rulesA := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	_, rulesA := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	x.AddPeer(a, peerAddr(a.Name), nil, serviceRules(rulesA))
 	x.AddPeer(b, peerAddr(b.Name), nil, serviceRules(nil)) // selects nothing
 	c1 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
@@ -104,7 +104,7 @@ func TestSharedPrefixKeepsTheOtherSource(t *testing.T) {
 	}}
 	x := exports.New("worker-1")
 	p := exports.PeerKey{Name: "a"}
-	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	front := lbService("front", map[string]string{"tier": "front"}, "203.0.113.10")
 	back := lbService("back", nil, "203.0.113.10")
@@ -145,7 +145,7 @@ func TestSharedPrefixAttributesStayInTheOwnersNamespace(t *testing.T) {
 	}}
 	x := exports.New("worker-1")
 	p := exports.PeerKey{Name: "a"}
-	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, false)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}}, testLocalASN, false)
 	x.AddPeer(p, peerAddr(p.Name), nil, serviceRules(rules))
 	owner := lbService("web", nil, "203.0.113.10")
 	owner.CreationTimestamp = metav1.Unix(1000, 0)
@@ -188,7 +188,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 	build := func(svcs map[types.NamespacedName]corev1.Service, eps map[types.NamespacedName][]discoveryv1.EndpointSlice) *exports.Index {
 		x := exports.New("worker-1")
 		for name, f := range fams {
-			pods, rules := peerAdvertisements(in, f, false)
+			pods, rules := peerAdvertisements(in, f, testLocalASN, false)
 			x.AddPeer(exports.PeerKey{Name: name}, peerAddr(name), pods, serviceRules(rules))
 		}
 		for k, s := range svcs {

@@ -52,7 +52,7 @@ func reservedIndex(r *Reserved) *exports.Index {
 	in := Input{Node: node(), Advertisements: []kbgpv1.BGPAdvertisement{ad}, Reserved: r}
 	in.nodeOwned = nodeOwned(in.Node)
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": "bgp"}}
-	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, false)
+	_, rules := peerAdvertisements(in, []familyAdvertisements{{bgp.FamilyIPv4Unicast, sel}, {bgp.FamilyIPv6Unicast, sel}}, testLocalASN, false)
 	x := exports.New("worker-1")
 	x.AddPeer(exports.PeerKey{Name: "a"}, peerAddr("a"), nil, serviceRules(rules))
 	return x

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/frr"
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
@@ -35,7 +37,8 @@ func (tp *peeringTopology) selecting(name, value string) *kbgpv1.BGPPeerConfig {
 // well-known and large), BIRD's iBGP session gets that advertisement's local
 // preference, and gobgpd, whose peer config selects nothing, gets nothing while its
 // session stays up. Moving peers between peer configs and changing an advertisement's
-// communities resets no session. The scenario leaves the topology as it found it.
+// communities, adding and removing an AS-path prepend and a MED resets no session. The
+// scenario leaves the topology as it found it.
 func (tp *peeringTopology) peerAttributesScenario(t *testing.T) {
 	tp.waitAllEstablished(t)
 	n := tp.nodeName
@@ -93,6 +96,29 @@ func (tp *peeringTopology) peerAttributesScenario(t *testing.T) {
 	waitBIRDExactly(t, tp.bird, "master4", podCIDR4, []string{"65001:301", "65535:65281"}, birdLarge, nil)
 	waitFRRExactly(t, tp.frr, "ipv4", podCIDR4, []string{"65001:100"})
 	waitGoBGPEmpty(t, tp.gobgp)
+
+	// A second advertisement FRR selects adds an AS-path prepend and a MED: FRR's route
+	// carries both next to the first advertisement's community, over the same session;
+	// deleting it takes them away again.
+	prependAd := &kbgpv1.BGPAdvertisement{
+		ObjectMeta: metav1.ObjectMeta{Name: n + "-pods-prepend", Labels: map[string]string{"advertise": "e2e"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementPodCIDR,
+			Attributes:        &kbgpv1.BGPAttributes{ASPathPrepend: &kbgpv1.ASPathPrepend{Count: 2}, MED: ptr.To[int64](42)},
+		}}},
+	}
+	create(t, prependAd)
+	frrPathAndMED := func(asPath string, med *uint32) func(frr.Route) bool {
+		return func(r frr.Route) bool {
+			return r.ASPath == asPath && reflect.DeepEqual(r.MED, med) && sameSet(r.Communities, []string{"65001:100"})
+		}
+	}
+	tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, frrPathAndMED("65001 65001 65001", ptr.To[uint32](42)))
+	tp.frr.WaitRoute(t, "ipv6", podCIDR6, sessionTimeout, frrPathAndMED("65001 65001 65001", ptr.To[uint32](42)))
+	if err := server.Client.Delete(t.Context(), prependAd); err != nil {
+		t.Fatal(err)
+	}
+	tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, frrPathAndMED("65001", nil))
 
 	// Back to the topology's peer configs: BIRD and gobgpd get FRR's attributes again.
 	setPeers(t, tp.nodeConfig, func(peers []kbgpv1.BGPNodePeer) []kbgpv1.BGPNodePeer {

@@ -43,6 +43,8 @@ var validObjects = []struct {
 	{"long-lived stale time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 1, longLivedStaleTimeSeconds: 16777215}}`},
 	{"one family", peerConfig, `{families: [{afi: ipv6, safi: unicast, advertisements: {}}]}`},
 	{"community bounds", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["0:0", "65535:65535"], large: ["0:0:0", "4294967295:4294967295:4294967295"], wellKnown: [no-export, no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown]}, localPreference: 4294967295}`)},
+	{"prepend and MED bounds", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 10, asn: 4294967295}, med: 4294967295}`)},
+	{"prepend of the local ASN, MED 0", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 1}, med: 0}`)},
 	{"allowed ranges, both families", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ExternalIP], loadBalancerIPPrefixes: [203.0.113.0/24, "2001:db8:1::/48"], externalIPPrefixes: [198.51.100.0/26, "::/0"]}}]}`},
 	{"service pseudo-labels", advertisement, serviceAdvertisement(`selector: {matchLabels: {kbgp.io/service-name: web, kbgp.io/service-namespace: shop}}`)},
 	{"address cap bounds", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [ExternalIP], maxAddressesPerService: 1}}, {advertisementType: Service, service: {addresses: [ExternalIP], maxAddressesPerService: 4096}}]}`},

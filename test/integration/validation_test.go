@@ -155,6 +155,13 @@ var invalidObjects = []invalidCase{
 	{"unknown well-known community", advertisement, serviceAdvertisement(`attributes: {communities: {wellKnown: [no-exportt]}}`), "spec.advertisements[0].attributes.communities.wellKnown[0]", "Unsupported value"},
 	{"duplicate community", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["65001:1", "65001:1"]}}`), "spec.advertisements[0].attributes.communities.standard[1]", "Duplicate value"},
 	{"negative local preference", advertisement, serviceAdvertisement(`attributes: {localPreference: -1}`), "spec.advertisements[0].attributes.localPreference", "greater than or equal to 0"},
+	{"prepend count 0", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 0}}`), "spec.advertisements[0].attributes.asPathPrepend.count", "greater than or equal to 1"},
+	{"prepend count 11", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 11}}`), "spec.advertisements[0].attributes.asPathPrepend.count", "less than or equal to 10"},
+	{"prepend without count", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {asn: 65001}}`), "spec.advertisements[0].attributes.asPathPrepend.count", "Required value"},
+	{"prepend ASN 0", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 1, asn: 0}}`), "spec.advertisements[0].attributes.asPathPrepend.asn", "greater than or equal to 1"},
+	{"prepend ASN past 32 bits", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 1, asn: 4294967296}}`), "spec.advertisements[0].attributes.asPathPrepend.asn", "less than or equal to 4294967295"},
+	{"negative MED", advertisement, serviceAdvertisement(`attributes: {med: -1}`), "spec.advertisements[0].attributes.med", "greater than or equal to 0"},
+	{"MED past 32 bits", advertisement, serviceAdvertisement(`attributes: {med: 4294967296}`), "spec.advertisements[0].attributes.med", "less than or equal to 4294967295"},
 
 	// Overrides.
 	{"override routerID template", override, overrideInstance(`routerID: "${NODE_IP}"`), "spec.bgpInstances[0].routerID", "routerID must be an IPv4 address"},

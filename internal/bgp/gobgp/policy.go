@@ -169,9 +169,9 @@ func exportStatement(addr netip.Addr, g cellEdit) *api.Statement {
 }
 
 // exportActions sets ORIGIN IGP (undoing the flip of a re-added path, see addPaths),
-// replaces the communities and sets the local preference. GoBGP's API cannot set a
-// local preference of 0 (it reads 0 as "no action"); such a prefix goes to an iBGP peer
-// with GoBGP's default of 100.
+// replaces the communities, sets the local preference and the MED and prepends to the AS
+// path. GoBGP's API cannot set a local preference of 0 (it reads 0 as "no action"); such
+// a prefix goes to an iBGP peer with GoBGP's default of 100. A MED of 0 is set.
 func exportActions(a bgp.PathAttributes) *api.Actions {
 	out := &api.Actions{
 		RouteAction:  api.RouteAction_ROUTE_ACTION_ACCEPT,
@@ -193,6 +193,14 @@ func exportActions(a bgp.PathAttributes) *api.Actions {
 	}
 	if a.LocalPreference != nil {
 		out.LocalPref = &api.LocalPrefAction{Value: *a.LocalPreference}
+	}
+	if a.MED != nil {
+		out.Med = &api.MedAction{Type: api.MedAction_TYPE_REPLACE, Value: int64(*a.MED)}
+	}
+	if a.Prepend.Count > 0 {
+		// GoBGP runs export policies after it prepended the local AS for an eBGP peer, so
+		// the copies go in front of it.
+		out.AsPrepend = &api.AsPrependAction{Asn: a.Prepend.ASN, Repeat: uint32(a.Prepend.Count)}
 	}
 	if a.NextHop.IsValid() {
 		out.Nexthop = &api.NexthopAction{Address: a.NextHop.String()}

@@ -189,7 +189,11 @@ func attributesKey(a bgp.PathAttributes) string {
 	if a.LocalPreference != nil {
 		lp = fmt.Sprint(*a.LocalPreference)
 	}
-	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp, a.NextHop)
+	med := "-"
+	if a.MED != nil {
+		med = fmt.Sprint(*a.MED)
+	}
+	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp, med, a.Prepend, a.NextHop)
 }
 
 func compareCellEdit(a, b cellEdit) int {

@@ -42,6 +42,9 @@ func Route(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bgp.Receiv
 		case *gobgppacket.PathAttributeLocalPref:
 			lp := v.Value
 			r.Attributes.LocalPreference = &lp
+		case *gobgppacket.PathAttributeMultiExitDisc:
+			med := v.Value
+			r.Attributes.MED = &med
 		}
 	}
 	return r
