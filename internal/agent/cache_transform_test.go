@@ -146,19 +146,7 @@ func TestStripKeepsWhatIntentReads(t *testing.T) {
 // stripped) and as stripped now.
 func TestStripShrinksTheCaches(t *testing.T) {
 	const n = 2000
-	retained := func(build func(i int) any) uint64 {
-		objs := make([]any, n)
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for i := range objs {
-			objs[i] = build(i)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(objs)
-		return (after.HeapAlloc - before.HeapAlloc) / n
-	}
+	retained := func(build func(i int) any) uint64 { return retainedPerObject(n, build) }
 	oldService := func(obj any) any {
 		obj, _ = stripManagedFields(obj)
 		delete(obj.(*corev1.Service).Annotations, "kubectl.kubernetes.io/last-applied-configuration")
@@ -270,23 +258,26 @@ func TestNodeCacheKeepsOwnWholeAndOthersTrimmed(t *testing.T) {
 		t.Errorf("another Node kept more than its addresses and pod CIDRs: %+v", n)
 	}
 	const n = 2000
-	retained := func(build func(i int) any) uint64 {
-		objs := make([]any, n)
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for i := range objs {
-			objs[i] = build(i)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(objs)
-		return (after.HeapAlloc - before.HeapAlloc) / n
-	}
+	retained := func(build func(i int) any) uint64 { return retainedPerObject(n, build) }
 	whole := retained(func(i int) any { o, _ := stripManagedFields(richNode(i + 10)); return o })
 	trimmed := retained(func(i int) any { o, _ := transform(richNode(i + 10)); return o })
 	t.Logf("Node: %d bytes retained per Node whole (without managedFields), %d trimmed (%d%%)", whole, trimmed, 100*trimmed/whole)
 	if trimmed > 1024 {
 		t.Errorf("a trimmed Node retains %d bytes, more than 1 KiB", trimmed)
 	}
+}
+
+// retainedPerObject is the heap n objects that build makes keep alive, per object.
+func retainedPerObject(n int, build func(i int) any) uint64 {
+	objs := make([]any, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range objs {
+		objs[i] = build(i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(objs)
+	return (after.HeapAlloc - before.HeapAlloc) / uint64(n)
 }
