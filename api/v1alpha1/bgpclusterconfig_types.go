@@ -143,6 +143,7 @@ type IPAddress string
 // interface (an unnumbered session) or at the node's default gateway (see
 // docs/routing-on-the-host.md).
 // +kubebuilder:validation:XValidation:rule="(has(self.peerAddress) ? 1 : 0) + (has(self.interface) ? 1 : 0) + (has(self.autoDiscovery) ? 1 : 0) == 1",message="exactly one of peerAddress, interface and autoDiscovery must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.peerASN) != has(self.dynamicASN)",message="exactly one of peerASN and dynamicASN must be set"
 type BGPPeer struct {
 	// Name identifies the peer within its instance (a DNS label).
 	// +kubebuilder:validation:MinLength=1
@@ -174,10 +175,21 @@ type BGPPeer struct {
 	// +optional
 	AutoDiscovery *PeerAutoDiscovery `json:"autoDiscovery,omitempty"`
 
-	// PeerASN is the neighbour's autonomous system number.
+	// PeerASN is the neighbour's autonomous system number. Exactly one of peerASN and
+	// dynamicASN is set.
+	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295
-	PeerASN int64 `json:"peerASN"`
+	PeerASN int64 `json:"peerASN,omitempty"`
+
+	// DynamicASN accepts the neighbour's ASN from its OPEN message instead of a fixed
+	// one: External any ASN other than the instance's own, Internal only the
+	// instance's own (FRR's "remote-as external|internal", MetalLB's and frr-k8s's
+	// dynamicASN). An ASN of the other kind is refused (Bad Peer AS). Meant for peers
+	// over an interface, where every ToR may have its own ASN.
+	// +optional
+	// +kubebuilder:validation:Enum=Internal;External
+	DynamicASN DynamicASN `json:"dynamicASN,omitempty"`
 
 	// VRF is the Linux VRF (or interface) the session's sockets are bound to. Empty
 	// means the default VRF.
@@ -192,6 +204,17 @@ type BGPPeer struct {
 	// +optional
 	PeerConfigRef *PeerConfigReference `json:"peerConfigRef,omitempty"`
 }
+
+// DynamicASN is the kind of ASN a peer without a fixed one may have.
+type DynamicASN string
+
+// The kinds of DynamicASN.
+const (
+	// DynamicASNInternal: the instance's own ASN (iBGP).
+	DynamicASNInternal DynamicASN = "Internal"
+	// DynamicASNExternal: any ASN but the instance's own (eBGP).
+	DynamicASNExternal DynamicASN = "External"
+)
 
 // PeerAutoDiscovery says how the agent finds a peer's address.
 // +kubebuilder:validation:XValidation:rule="self.mode != 'DefaultGateway' || has(self.defaultGateway)",message="mode DefaultGateway needs defaultGateway"

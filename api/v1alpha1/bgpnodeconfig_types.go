@@ -284,10 +284,16 @@ type BGPNodePeerStatus struct {
 	// +kubebuilder:validation:MaxLength=15
 	VRF string `json:"vrf"`
 
-	// PeerASN is the neighbour's ASN.
+	// PeerASN is the neighbour's ASN: the configured one, or for a peer with
+	// dynamicASN the one its OPEN carried (absent while it has no session).
+	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4294967295
-	PeerASN int64 `json:"peerASN"`
+	PeerASN int64 `json:"peerASN,omitempty"`
+
+	// DynamicASN is the peer's dynamicASN: the kind of ASN it may have.
+	// +optional
+	DynamicASN DynamicASN `json:"dynamicASN,omitempty"`
 
 	// PeeringState is the session's state.
 	// +optional

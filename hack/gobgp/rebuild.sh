@@ -7,7 +7,7 @@
 # - packages: the GoBGP packages kbgp builds (`go list -deps ./...` against the
 #   published module), their .go files without tests, plus LICENSE, go.mod and go.sum;
 #   for the packages a patch changes, upstream's tests as well (hack/go-test.sh runs
-#   them).
+#   them), with the configuration reference pkg/config/oc's tests read.
 # - patches: hack/gobgp/patches/*.patch, applied in the order of their numbers.
 #
 #   hack/gobgp/rebuild.sh       rebuild and compare; exit 1 on a difference
@@ -42,6 +42,12 @@ for pkg in $pkgs; do
 	done
 done
 cp "$src/LICENSE" "$src/go.mod" "$src/go.sum" "$work/"
+# The one document upstream's tests of pkg/config/oc read (the configuration
+# reference, whose examples they parse), there when those tests are.
+if grep -qx pkg/config/oc <<<"$tested"; then
+	mkdir -p "$work/docs/sources"
+	cp "$src/docs/sources/configuration.md" "$work/docs/sources/"
+fi
 chmod -R u+w "$work"
 
 for p in "$patches"/*.patch; do

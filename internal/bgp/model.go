@@ -89,7 +89,11 @@ type Peer struct {
 	// Interface is the interface an unnumbered session runs over (empty for a peer
 	// with an address): the session's socket is scoped to it by Address's zone.
 	Interface string
-	ASN       uint32
+	// ASN is the neighbour's ASN; 0 with DynamicASN set: any ASN of that kind, learned
+	// from the peer's OPEN. (Omitted from the agent's checkpoint when unset, so that
+	// a checkpoint without it is what an agent before it wrote and reads.)
+	ASN        uint32
+	DynamicASN ASNKind `json:",omitempty"`
 	// Port is the peer's TCP port (179 by default).
 	Port uint16
 	// LocalAddress is the source address of the session; invalid means "chosen by the
@@ -124,6 +128,24 @@ type Peer struct {
 	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
 	// applies to the running session. The speaker itself never imports a route.
 	ImportPodRoutes []Family
+}
+
+// ASNKind is the kind of ASN a peer without a fixed one may have.
+type ASNKind string
+
+// The ASN kinds: Internal is the speaker's own ASN, External any other.
+const (
+	ASNInternal ASNKind = "Internal"
+	ASNExternal ASNKind = "External"
+)
+
+// IBGP says whether the session with the peer is internal BGP for a speaker of
+// localASN.
+func (p Peer) IBGP(localASN uint32) bool {
+	if p.ASN == 0 {
+		return p.DynamicASN == ASNInternal
+	}
+	return p.ASN == localASN
 }
 
 // BFD is the single-hop BFD (RFC 5880, 5881) configuration of a peer: when BFD goes

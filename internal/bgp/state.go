@@ -32,8 +32,10 @@ type PeerStatus struct {
 	// HoldTime and Keepalive are the negotiated timers; zero before Established.
 	HoldTime  time.Duration
 	Keepalive time.Duration
-	// RemoteRouterID is the router ID the peer sent in its OPEN.
+	// RemoteRouterID is the router ID the peer sent in its OPEN, RemoteASN its ASN
+	// (what a peer with a DynamicASN turned out to have); zero before one came.
 	RemoteRouterID netip.Addr
+	RemoteASN      uint32
 	// LastDownReason says why the session last went down ("" when it never did), e.g. a
 	// NOTIFICATION's code and subcode or "hold timer expired".
 	LastDownReason string

@@ -155,7 +155,7 @@ func checkPeer(p bgp.DesiredPeer) error {
 		return errors.New("no name")
 	case !p.Address.IsValid():
 		return errors.New("invalid address")
-	case p.ASN == 0:
+	case p.ASN == 0 && p.DynamicASN == "":
 		return errors.New("no ASN")
 	case p.Password != "":
 		return errors.New("a password is never recorded")

@@ -39,6 +39,8 @@ func peer(name, addr string) bgp.DesiredPeer {
 func state() bgp.Desired {
 	md5 := peer("md5", "10.0.0.3")
 	md5.Password = "s3cret"
+	anyExternal := peer("red-any", "172.16.0.3")
+	anyExternal.ASN, anyExternal.DynamicASN = 0, bgp.ASNExternal
 	return bgp.Desired{Instances: map[bgp.InstanceKey]bgp.DesiredInstance{
 		keyDefault: {
 			Global: bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.255.0.1"), ListenPort: 179,
@@ -47,7 +49,7 @@ func state() bgp.Desired {
 		},
 		keyRed: {
 			Global: bgp.Global{ASN: 65001, RouterID: netip.MustParseAddr("10.255.0.1"), BindDevice: "red"},
-			Peers:  map[string]bgp.DesiredPeer{"red-a": peer("red-a", "172.16.0.2")},
+			Peers:  map[string]bgp.DesiredPeer{"red-a": peer("red-a", "172.16.0.2"), "red-any": anyExternal},
 		},
 	}}
 }
@@ -103,6 +105,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"router ID IPv6", `"RouterID": "10.255.0.1"`, `"RouterID": "2001:db8::1"`, "router ID"},
 		{"router ID missing", `"RouterID": "10.255.0.1"`, `"RouterID": ""`, "router ID"},
 		{"peer address missing", `"Address": "10.0.0.2"`, `"Address": ""`, "invalid address"},
+		{"peer ASN missing", `"DynamicASN": "External",`, ``, "no ASN"},
 		{"unknown family", `"ipv6-unicast"`, `"l2vpn-evpn"`, "unknown family"},
 		{"prefix not masked", `"10.244.1.0/24"`, `"10.244.1.1/24"`, "invalid prefix"},
 		{"peer twice", `"Name": "red-a"`, `"Name": "tor-a"`, ""},

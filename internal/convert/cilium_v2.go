@@ -104,7 +104,7 @@ func ciliumPeer(p node, earlier []kbgpv1.BGPPeer) (kbgpv1.BGPPeer, bool) {
 	}
 	asn, ok := p.int("peerASN")
 	if !ok || asn < 1 || asn > maxASN {
-		return skip("has no peerASN in 1..%d: kbgp has no \"learn the ASN from OPEN\" (Cilium's peerASN 0): skipped", int64(maxASN))
+		return skip("has no peerASN in 1..%d: Cilium's peerASN 0 learns any ASN from the OPEN, kbgp's dynamicASN only an internal or an external one (set it by hand): skipped", int64(maxASN))
 	}
 	for _, o := range earlier {
 		if o.Name == name {

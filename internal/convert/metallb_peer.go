@@ -37,7 +37,9 @@ type mlbPeer struct {
 	name    string
 	asn     int64 // the local ASN of its instance
 	peerASN int64
-	addr    netip.Addr
+	// dynamicASN is set instead of peerASN: MetalLB's dynamicASN.
+	dynamicASN kbgpv1.DynamicASN
+	addr       netip.Addr
 	// iface is the interface an unnumbered peer runs over (addr is then invalid).
 	iface    string
 	vrf      string
@@ -72,11 +74,19 @@ func (c *converter) metallbPeer(s *source) {
 		p.asn = local
 		spec.child("localASN").warn("is converted approximately: kbgp has no local-as; the peer is put in a BGP instance of localASN %d instead of %d, a speaker of its own", local, asn)
 	}
-	spec.drop("dynamicASN", "has no kbgp equivalent: kbgp needs the peer's ASN (no internal/external detection): dropped")
 	p.peerASN, ok = spec.intIn("peerASN", 1, maxASN)
-	if !ok {
-		skip("has no peerASN in 1..%d, which kbgp requires: no kbgp peer generated", int64(maxASN))
-		return
+	if ok {
+		spec.drop("dynamicASN", "is ignored beside peerASN (MetalLB refuses both): dropped")
+	} else {
+		switch d, _ := spec.str("dynamicASN"); d {
+		case "internal":
+			p.dynamicASN = kbgpv1.DynamicASNInternal
+		case "external":
+			p.dynamicASN = kbgpv1.DynamicASNExternal
+		default:
+			skip("has neither a peerASN in 1..%d nor a dynamicASN internal or external: no kbgp peer generated", int64(maxASN))
+			return
+		}
 	}
 	if iface, ok := spec.str("interface"); ok && iface != "" {
 		if len(iface) > 15 || !vrfName.MatchString(iface) {
@@ -518,7 +528,7 @@ func (c *converter) addPeer(g *mlbGroup, p *mlbPeer) {
 			p.idNode.warn("differs from the router ID %s of another BGPPeer of the instance, and kbgp has one router ID per instance: dropped", inst.RouterID)
 		}
 	}
-	peer := kbgpv1.BGPPeer{Name: p.name, Interface: p.iface, PeerASN: p.peerASN, VRF: p.vrf,
+	peer := kbgpv1.BGPPeer{Name: p.name, Interface: p.iface, PeerASN: p.peerASN, DynamicASN: p.dynamicASN, VRF: p.vrf,
 		PeerConfigRef: &kbgpv1.PeerConfigReference{Name: p.src.name}}
 	if p.iface == "" {
 		peer.PeerAddress = p.addr.String()

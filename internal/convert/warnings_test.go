@@ -144,7 +144,7 @@ func TestWarnings(t *testing.T) {
 		{"auto discovery", ciliumInstancePeers("- {name: a, autoDiscovery: {mode: DefaultGateway, defaultGateway: {addressFamily: ipv4}}}"), []string{"spec.bgpInstances[0].peers[0] uses autoDiscovery"}},
 		{"peer without address", ciliumInstancePeers("- {name: a, peerASN: 1}"), []string{"spec.bgpInstances[0].peers[0] has no peerAddress, which kbgp requires: skipped"}},
 		{"peer with zone", ciliumInstancePeers("- {name: a, peerASN: 1, peerAddress: 'fe80::1%eth0'}"), []string{`has peerAddress "fe80::1%eth0", which is not an IP address kbgp accepts (no zone): skipped`}},
-		{"peer ASN from OPEN", ciliumInstancePeers("- {name: a, peerAddress: 10.0.0.1}"), []string{`spec.bgpInstances[0].peers[0] has no peerASN in 1..4294967295: kbgp has no "learn the ASN from OPEN"`}},
+		{"peer ASN from OPEN", ciliumInstancePeers("- {name: a, peerAddress: 10.0.0.1}"), []string{`spec.bgpInstances[0].peers[0] has no peerASN in 1..4294967295: Cilium's peerASN 0 learns any ASN from the OPEN, kbgp's dynamicASN only an internal or an external one`}},
 		{"peer name twice", ciliumInstancePeers("- {name: a, peerASN: 1, peerAddress: 10.0.0.1}\n- {name: a, peerASN: 1, peerAddress: 10.0.0.2}"), []string{"spec.bgpInstances[0].peers[1] has the name a of an earlier peer of this instance: skipped"}},
 		{"peer address twice", ciliumInstancePeers("- {name: a, peerASN: 1, peerAddress: 10.0.0.1}\n- {name: b, peerASN: 1, peerAddress: 10.0.0.1}"), []string{"spec.bgpInstances[0].peers[1] has the peerAddress of earlier peer a of this instance: skipped"}},
 		{"too many peers", ciliumInstancePeers(many(33, "- {name: p%d, peerASN: 1, peerAddress: 10.0.0.%d}\n")), []string{"spec.bgpInstances[0].peers[32] is beyond the 32 peers kbgp allows per instance: skipped"}},
@@ -241,8 +241,10 @@ func TestWarnings(t *testing.T) {
 
 		// metallb_peer.go
 		{"no myASN", "apiVersion: metallb.io/v1beta2\nkind: BGPPeer\nmetadata: {name: p}\nspec: {peerASN: 1, peerAddress: 10.0.0.1}\n", []string{"BGPPeer/p: has no myASN in 1..4294967295, which kbgp requires: no kbgp peer generated"}},
-		{"no peerASN", metallbPeer("p", "peerAddress: 10.0.0.1\ndynamicASN: external\npeerASN: 0"),
-			[]string{"spec.dynamicASN has no kbgp equivalent: kbgp needs the peer's ASN", "spec.peerASN 0 is outside kbgp's range", "BGPPeer/p: has no peerASN in 1..4294967295, which kbgp requires: no kbgp peer generated"}},
+		{"no peerASN", metallbPeer("p", "peerAddress: 10.0.0.1\npeerASN: 0"),
+			[]string{"spec.peerASN 0 is outside kbgp's range", "BGPPeer/p: has neither a peerASN in 1..4294967295 nor a dynamicASN internal or external: no kbgp peer generated"}},
+		{"peerASN and dynamicASN", metallbPeer("p", "peerAddress: 10.0.0.1\ndynamicASN: external\npeerASN: 65002"),
+			[]string{"spec.dynamicASN is ignored beside peerASN (MetalLB refuses both): dropped"}},
 		{"unnumbered, no interface name", metallbPeer("p", "interface: a-very-long-link-name"), []string{`BGPPeer/p: has interface "a-very-long-link-name", which is not a Linux interface name`}},
 		{"neither address nor interface", metallbPeer("p", "peerPort: 1790"), []string{"BGPPeer/p: has no peerAddress kbgp accepts (an IP address without zone) nor an interface"}},
 		{"local ASN", metallbPeer("p", "peerAddress: 10.0.0.1\nlocalASN: 65410"), []string{"spec.localASN is converted approximately: kbgp has no local-as; the peer is put in a BGP instance of localASN 65410 instead of 64512"}},

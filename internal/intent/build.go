@@ -152,7 +152,7 @@ func (b instanceBuilder) build() {
 		}
 		b.out.Failed = append(b.out.Failed, problems...)
 		// The export is filled in from the exports.Index once every Service is in it.
-		ibgp := peer.ASN == uint32(b.inst.LocalASN)
+		ibgp := peer.IBGP(uint32(b.inst.LocalASN))
 		pods, rules := peerAdvertisements(b.in, ads, uint32(b.inst.LocalASN), ibgp)
 		if NetworkUnavailable(b.in.Node) {
 			// Traffic sent to this node's Service addresses would not reach a pod.

@@ -142,6 +142,15 @@ func TestBuildPeers(t *testing.T) {
 	ibgp.ASN = 65001
 	ibgp.EBGPMultihopTTL = 0
 
+	anyExternal, anyInternal := full, ibgp
+	anyExternal.ASN, anyExternal.DynamicASN = 0, bgp.ASNExternal
+	anyInternal.ASN, anyInternal.DynamicASN = 0, bgp.ASNInternal
+	dynamic := func(kind kbgpv1.DynamicASN) kbgpv1.BGPNodePeer {
+		p := nodePeer("tor", "10.1.1.1", 0, "rack1")
+		p.DynamicASN = kind
+		return p
+	}
+
 	overridden := defaultPeer("tor", "10.1.1.1", 65002)
 	overridden.LocalAddress = netip.MustParseAddr("10.1.1.10")
 	overridden.LocalPort = 40179
@@ -178,6 +187,24 @@ func TestBuildPeers(t *testing.T) {
 			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
 		},
 		want: oneInstance(global("10.0.0.10"), desiredPeer(ibgp)),
+	}, {
+		name: "any external ASN: eBGP, multihop kept",
+		in: Input{
+			NodeConfig:  nodeConfig("", dynamic(kbgpv1.DynamicASNExternal)),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
+		},
+		want: oneInstance(global("10.0.0.10"), desiredPeer(anyExternal)),
+	}, {
+		name: "any internal ASN: iBGP, multihop ignored",
+		in: Input{
+			NodeConfig:  nodeConfig("", dynamic(kbgpv1.DynamicASNInternal)),
+			Node:        node(),
+			PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rack1": fullPeerConfig()},
+			Secrets:     map[string]*corev1.Secret{"bgp-auth": secret(map[string]string{"password": "s3cret"})},
+		},
+		want: oneInstance(global("10.0.0.10"), desiredPeer(anyInternal)),
 	}, {
 		name: "node override of local address and port",
 		in:   Input{NodeConfig: nodeConfig("", withOverride), Node: node()},

@@ -36,7 +36,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			Message: fmt.Sprintf("peer %s: invalid peerAddress", np.Name)}}
 	}
 	p := &bgp.Peer{
-		Name: np.Name, Address: addr, Interface: np.Interface, ASN: uint32(np.PeerASN), Port: defaultPeerPort,
+		Name: np.Name, Address: addr, Interface: np.Interface, ASN: uint32(np.PeerASN), DynamicASN: bgp.ASNKind(np.DynamicASN), Port: defaultPeerPort,
 		Timers:     bgp.Timers{ConnectRetry: defaultConnectRetry, HoldTime: defaultHoldTime, Keepalive: defaultKeepalive},
 		Families:   []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv6Unicast},
 		BindDevice: np.VRF,
@@ -59,7 +59,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 	if np.LocalPort != nil {
 		p.LocalPort = uint16(*np.LocalPort)
 	}
-	if spec.EBGPMultihop != nil && np.PeerASN != inst.LocalASN {
+	if spec.EBGPMultihop != nil && !p.IBGP(uint32(inst.LocalASN)) {
 		p.EBGPMultihopTTL = uint8(*spec.EBGPMultihop)
 	}
 	if gr := spec.GracefulRestart; gr != nil && gr.Enabled {

@@ -117,7 +117,7 @@ func peerFields(p kbgpv1.BGPNodePeer) []string {
 	if p.Interface != "" {
 		where = "interface " + p.Interface
 	}
-	f := []string{fmt.Sprintf("%s AS %d", where, p.PeerASN), "vrf " + orDefault(p.VRF, "default")}
+	f := []string{fmt.Sprintf("%s AS %s", where, peerASN(p.PeerASN, p.DynamicASN)), "vrf " + orDefault(p.VRF, "default")}
 	for _, e := range endpointFields(p.PeerLocalEndpoint) {
 		f = append(f, e+" (override)")
 	}

@@ -71,9 +71,21 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 	}
 	if wide {
 		// BFD is "-" for a peer whose config does not enable it.
-		c = append(c, strconv.FormatInt(p.PeerASN, 10), timers(p.Timers), orDash(string(p.BFDState)))
+		c = append(c, peerASN(p.PeerASN, p.DynamicASN), timers(p.Timers), orDash(string(p.BFDState)))
 	}
 	return c
+}
+
+// peerASN is a peer's ASN, or for a dynamicASN peer its kind, with the ASN its
+// session learned when there is one: "external", "external (65010)".
+func peerASN(asn int64, dynamic kbgpv1.DynamicASN) string {
+	switch {
+	case dynamic == "":
+		return strconv.FormatInt(asn, 10)
+	case asn == 0:
+		return strings.ToLower(string(dynamic))
+	}
+	return fmt.Sprintf("%s (%d)", strings.ToLower(string(dynamic)), asn)
 }
 
 // meshMarker marks a session with another node of the mesh by what that node is to

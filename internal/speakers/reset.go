@@ -18,7 +18,7 @@ func sessionResetReason(old, new bgp.Peer) string {
 	switch {
 	case old.Address != new.Address:
 		return "peer address changed"
-	case old.ASN != new.ASN:
+	case old.ASN != new.ASN, old.DynamicASN != new.DynamicASN:
 		return "peer ASN changed"
 	case old.Port != new.Port:
 		return "peer port changed"

@@ -90,6 +90,7 @@ func TestPeerChanges(t *testing.T) {
 		{"multihop 0 to 1 (both directly connected)", func(p *bgp.Peer) { p.EBGPMultihopTTL = 1 }, false},
 		{"same family listed twice", func(p *bgp.Peer) { p.Families = []bgp.Family{bgp.FamilyIPv4Unicast, bgp.FamilyIPv4Unicast} }, false},
 		{"peer ASN", func(p *bgp.Peer) { p.ASN = 65011 }, true},
+		{"any external ASN instead", func(p *bgp.Peer) { p.ASN, p.DynamicASN = 0, bgp.ASNExternal }, true},
 		{"peer port", func(p *bgp.Peer) { p.Port = 1179 }, true},
 		{"local address", func(p *bgp.Peer) { p.LocalAddress = netip.MustParseAddr("10.10.0.101") }, true},
 		{"local port", func(p *bgp.Peer) { p.LocalPort = 1790 }, true},

@@ -125,7 +125,7 @@ func bmpStatus(in Input, asn uint32) []kbgpv1.BMPCollectorStatus {
 func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbgpv1.BGPNodePeerStatus {
 	out := kbgpv1.BGPNodePeerStatus{
 		Name: p.Name, PeerAddress: p.PeerAddress, Interface: p.Interface, VRF: p.VRF, PeerASN: p.PeerASN,
-		PeeringState: kbgpv1.PeeringStateIdle,
+		DynamicASN: p.DynamicASN, PeeringState: kbgpv1.PeeringStateIdle,
 	}
 	if p.Mesh != nil {
 		out.MeshRole = p.Mesh.Role
@@ -141,6 +141,10 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 		out.PeerAddress = snap.Peer.Address.WithZone("").String()
 	}
 	out.PeeringState = kbgpv1.PeeringState(snap.Status.State)
+	if out.PeerASN == 0 {
+		// A dynamicASN peer's ASN is what its OPEN carried, while there is a session.
+		out.PeerASN = int64(snap.Status.RemoteASN)
+	}
 	out.Reason, out.Message = snap.Status.HeldDown, kbgpv1.TruncateMessage(sanitize.Line(snap.Status.HeldDownDetail), maxPeerMessage)
 	out.BFDState = kbgpv1.BFDState(snap.Status.BFDState)
 	out.RoutesReceived = int64(snap.Status.Received())

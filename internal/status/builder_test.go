@@ -260,3 +260,30 @@ func TestBuildSaysWhyAPeerIsHeldDown(t *testing.T) {
 		t.Errorf("a peer that is not held down has reason %q, message %q", up.Reason, up.Message)
 	}
 }
+
+// TestBuildShowsTheASNADynamicPeerHas: a dynamicASN peer's status carries its kind and,
+// while it has a session, the ASN the router's OPEN carried; without one no ASN (the
+// schema refuses 0).
+func TestBuildShowsTheASNADynamicPeerHas(t *testing.T) {
+	nc := nodeConfig("tor-a", "tor-b")
+	for i := range nc.Spec.BGPInstances[0].Peers {
+		p := &nc.Spec.BGPInstances[0].Peers[i]
+		p.PeerASN, p.DynamicASN = 0, kbgpv1.DynamicASNExternal
+	}
+	snap := established("tor-a", "tor-b")
+	up := snap[key].Peers["tor-a"]
+	up.Status.RemoteASN = 65101
+	snap[key].Peers["tor-a"] = up
+	down := snap[key].Peers["tor-b"]
+	down.Status = bgp.PeerStatus{State: bgp.StateActive}
+	snap[key].Peers["tor-b"] = down
+
+	st := Build(Input{NodeConfig: nc, RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: snap})
+	a, b := st.BGPInstances[0].Peers[0], st.BGPInstances[0].Peers[1]
+	if a.PeerASN != 65101 || a.DynamicASN != kbgpv1.DynamicASNExternal {
+		t.Errorf("peer with a session: ASN %d, dynamicASN %q; want 65101, External", a.PeerASN, a.DynamicASN)
+	}
+	if b.PeerASN != 0 || b.DynamicASN != kbgpv1.DynamicASNExternal {
+		t.Errorf("peer without a session: ASN %d, dynamicASN %q; want none, External", b.PeerASN, b.DynamicASN)
+	}
+}

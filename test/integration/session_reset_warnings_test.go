@@ -62,8 +62,15 @@ stringData: {password: one}
 // resetEdits are the session-resetting rows of docs/session-resets.md, by their first
 // cell, each with the edits that show it.
 var resetEdits = map[string][]resetEdit{
-	"peer address":                    {{warnClusterConfig, strings.Replace(warnClusterConfig, "10.1.1.1", "10.1.1.2", 1), "changing peerAddress, peerASN or vrf resets the BGP session of peers 65001/tor-a"}},
-	"peer ASN":                        {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002", "peerASN: 65003", 1), "changing peerAddress, peerASN or vrf resets the BGP session of peers 65001/tor-a"}},
+	"peer address": {
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "10.1.1.1", "10.1.1.2", 1), "or vrf resets the BGP session of peers 65001/tor-a"},
+		{unnumbered("External"), strings.Replace(unnumbered("External"), "interface: up1", "interface: up2", 1), "or vrf resets the BGP session of peers 65001/tor-a"},
+	},
+	"peer ASN (`peerASN`, `dynamicASN`)": {
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002", "peerASN: 65003", 1), "or vrf resets the BGP session of peers 65001/tor-a"},
+		{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002", "dynamicASN: External", 1), "or vrf resets the BGP session of peers 65001/tor-a"},
+		{unnumbered("External"), unnumbered("Internal"), "or vrf resets the BGP session of peers 65001/tor-a"},
+	},
 	"`transport.peerPort`":            {{warnPeerConfig, strings.Replace(warnPeerConfig, "peerPort: 179", "peerPort: 1179", 1), "changing transport.peerPort resets the BGP session of every peer that uses it"}},
 	"`localAddress` (source address)": {{warnOverride, strings.Replace(warnOverride, "localAddress: 10.1.1.10", "localAddress: 10.1.1.11", 1), "changing localAddress or localPort resets the BGP session of peers 65001/tor-a on node warn-node"}},
 	"`transport.localPort`": {
@@ -78,7 +85,7 @@ var resetEdits = map[string][]resetEdit{
 		{warnPeerConfig, strings.Replace(warnPeerConfig, "authSecretRef: warn-auth", "authSecretRef: warn-auth-2", 1), "changing authSecretRef resets"},
 		{warnSecret, strings.Replace(warnSecret, "password: one", "password: two", 1), "Secret warn-auth: changing password resets the BGP session of every peer whose BGPPeerConfig names it"},
 	},
-	"`vrf`": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: red}", 1), "changing peerAddress, peerASN or vrf resets"}},
+	"`vrf`": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: red}", 1), "or vrf resets"}},
 	"`localASN`, or an override's `nodeLocalASN`": {
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "localASN: 65001", "localASN: 65011", 1), "removing instance 65001 (or changing its localASN) closes all its sessions"},
 		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    nodeLocalASN: 4200000001", 1), "changing nodeLocalASN of instance 65001 closes all its sessions on node warn-node"},
@@ -94,7 +101,13 @@ var resetEdits = map[string][]resetEdit{
 	},
 	"a mesh peer's role ([mesh.md](mesh.md)): passive side, route-reflector client": {
 		{meshClusterConfig("rr: a"), meshClusterConfig("rr: b"), "changing mesh.routeReflectors of instance 65001 resets the mesh sessions"}},
-	"VRF of a speaker": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: blue}", 1), "changing peerAddress, peerASN or vrf resets"}},
+	"VRF of a speaker": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: blue}", 1), "or vrf resets"}},
+}
+
+// unnumbered is warnClusterConfig with its peer over an interface, of any ASN of the
+// kind given.
+func unnumbered(kind string) string {
+	return strings.Replace(warnClusterConfig, "peerAddress: 10.1.1.1, peerASN: 65002", "interface: up1, dynamicASN: "+kind, 1)
 }
 
 // meshClusterConfig is warnClusterConfig with a mesh whose reflectors are the nodes

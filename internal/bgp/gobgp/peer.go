@@ -39,6 +39,12 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 	if p.LocalAddress.IsValid() {
 		out.Transport.LocalAddress = p.LocalAddress.String()
 	}
+	switch p.DynamicASN {
+	case bgp.ASNExternal:
+		out.Conf.Type = api.PeerType_PEER_TYPE_EXTERNAL
+	case bgp.ASNInternal:
+		out.Conf.Type = api.PeerType_PEER_TYPE_INTERNAL
+	}
 	out.Transport.PassiveMode = p.Passive
 	if p.RouteReflectorClient {
 		out.RouteReflector = &api.RouteReflector{RouteReflectorClient: true, RouteReflectorClusterId: p.RouteReflectorClusterID.String()}

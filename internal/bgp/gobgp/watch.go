@@ -103,6 +103,7 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 	if id, err := netip.ParseAddr(p.GetState().GetRouterId()); err == nil {
 		st.RemoteRouterID = id
 	}
+	st.RemoteASN = p.GetState().GetPeerAsn()
 	if st.State == bgp.StateEstablished {
 		t := p.GetTimers().GetState()
 		st.HoldTime = time.Duration(t.GetNegotiatedHoldTime()) * time.Second

@@ -1450,6 +1450,16 @@ func open2Cap(open *bgp.BGPOpen, n *oc.Neighbor) (map[bgp.BGPCapabilityCode][]bg
 	return capMap, negotiated
 }
 
+// checkPeerType refuses, with Bad Peer AS, the ASN of a peer configured with
+// peer-as 0 and a peer type when it is not of that type: internal is the local
+// ASN, external any other.
+func checkPeerType(typ oc.PeerType, peerAS, localAS uint32) error {
+	if typ == "" || (typ == oc.PEER_TYPE_INTERNAL) == (peerAS == localAS) {
+		return nil
+	}
+	return bgp.NewMessageError(bgp.BGP_ERROR_OPEN_MESSAGE_ERROR, bgp.BGP_ERROR_SUB_BAD_PEER_AS, nil, fmt.Sprintf("as number %d is not %s", peerAS, typ))
+}
+
 func (fsm *fsm) handleOpen(fmsg *fsmMsg) (bgp.FSMState, *fsmStateReason, *bgp.BGPMessage) {
 	switch m := fmsg.MsgData.(type) {
 	case *bgp.BGPMessage:
@@ -1461,7 +1471,11 @@ func (fsm *fsm) handleOpen(fmsg *fsmMsg) (bgp.FSMState, *fsmStateReason, *bgp.BG
 			fsmPeerAS := conf.Config.PeerAs
 			localAS := conf.Config.LocalAs
 
-			if _, err := bgp.ValidateOpenMsg(body, fsmPeerAS, localAS, localID); err != nil {
+			peerAS, err := bgp.ValidateOpenMsg(body, fsmPeerAS, localAS, localID)
+			if err == nil && fsmPeerAS == 0 {
+				err = checkPeerType(conf.Config.PeerType, peerAS, localAS)
+			}
+			if err != nil {
 				err := err.(*bgp.MessageError)
 				notif := bgp.NewBGPNotificationMessage(err.TypeCode, err.SubTypeCode, err.Data)
 				if err.TypeCode == bgp.BGP_ERROR_OPEN_MESSAGE_ERROR && err.SubTypeCode == bgp.BGP_ERROR_SUB_BAD_PEER_AS {

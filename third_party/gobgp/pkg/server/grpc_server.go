@@ -998,9 +998,13 @@ func newNeighborFromAPIStruct(a *api.Peer) (*oc.Neighbor, error) {
 		pconf.Config.RouteFlapDamping = a.Conf.RouteFlapDamping
 		pconf.Config.Description = a.Conf.Description
 		pconf.Config.PeerGroup = a.Conf.PeerGroup
-		pconf.Config.PeerType, err = PeerTypeFromApi(a.Conf.Type)
-		if err != nil {
-			return nil, err
+		// An unspecified type stays unset: with peer-as 0 a set type limits the
+		// ASNs accepted to internal or external ones.
+		if a.Conf.Type != api.PeerType_PEER_TYPE_UNSPECIFIED {
+			pconf.Config.PeerType, err = PeerTypeFromApi(a.Conf.Type)
+			if err != nil {
+				return nil, err
+			}
 		}
 		if addr, err := netip.ParseAddr(a.Conf.NeighborAddress); err == nil {
 			pconf.Config.NeighborAddress = addr

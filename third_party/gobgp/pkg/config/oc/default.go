@@ -82,9 +82,18 @@ func setDefaultNeighborConfigValuesWithViper(v *viper.Viper, n *Neighbor, g *Glo
 	}
 	n.State.LocalAs = n.Config.LocalAs
 
-	n.Config.PeerType = getConfigPeerType(n.Config.PeerAs, n.Config.LocalAs)
+	// With peer-as 0 (any ASN, known from the OPEN) a configured peer type stays:
+	// it limits the ASNs accepted to internal or external ones, like FRR's
+	// "remote-as internal|external". Unset, the peer counts as external until
+	// its OPEN says otherwise.
+	if n.Config.PeerAs != 0 {
+		n.Config.PeerType = getConfigPeerType(n.Config.PeerAs, n.Config.LocalAs)
+	}
 	n.State.PeerType = n.Config.PeerType
-	if n.Config.PeerType == PEER_TYPE_EXTERNAL {
+	if n.State.PeerType == "" {
+		n.State.PeerType = PEER_TYPE_EXTERNAL
+	}
+	if n.State.PeerType == PEER_TYPE_EXTERNAL {
 		n.State.RemovePrivateAs = n.Config.RemovePrivateAs
 		n.AsPathOptions.State.ReplacePeerAs = n.AsPathOptions.Config.ReplacePeerAs
 	} else {

@@ -473,6 +473,8 @@ func toPeerType(t PeerType) api.PeerType {
 	switch t {
 	case PEER_TYPE_EXTERNAL:
 		return api.PeerType_PEER_TYPE_EXTERNAL
+	case "":
+		return api.PeerType_PEER_TYPE_UNSPECIFIED
 	default:
 		return api.PeerType_PEER_TYPE_INTERNAL
 	}
