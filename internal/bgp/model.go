@@ -124,6 +124,10 @@ type Peer struct {
 	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
 	// applies to the running session. The speaker itself never imports a route.
 	ImportPodRoutes []Family
+	// AddPathsSend is, per family, the most paths per prefix the speaker sends when the
+	// peer negotiates ADD-PATH receive (RFC 7911); absent: ADD-PATH send is off. A
+	// capability in OPEN, so a change needs a new session.
+	AddPathsSend map[Family]uint8
 }
 
 // BFD is the single-hop BFD (RFC 5880, 5881) configuration of a peer: when BFD goes

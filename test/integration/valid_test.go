@@ -41,6 +41,7 @@ var validObjects = []struct {
 	{"equal hold and keepalive", peerConfig, `{timers: {holdTimeSeconds: 30, keepAliveTimeSeconds: 30}}`},
 	{"restart time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 4095}}`},
 	{"long-lived stale time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 1, longLivedStaleTimeSeconds: 16777215}}`},
+	{"addPaths sendMax bounds", peerConfig, `{families: [{afi: ipv4, safi: unicast, addPaths: {sendMax: 1}}, {afi: ipv6, safi: unicast, addPaths: {sendMax: 255}}]}`},
 	{"one family", peerConfig, `{families: [{afi: ipv6, safi: unicast, advertisements: {}}]}`},
 	{"community bounds", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["0:0", "65535:65535"], large: ["0:0:0", "4294967295:4294967295:4294967295"], wellKnown: [no-export, no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown]}, localPreference: 4294967295}`)},
 	{"prepend and MED bounds", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 10, asn: 4294967295}, med: 4294967295}`)},
