@@ -125,3 +125,44 @@ func (r *Reserved) overlaps(p netip.Prefix) bool {
 	}
 	return false
 }
+
+// AggregationLengths are the aggregation lengths the advertisements use, per family
+// (index 0 IPv4, 1 IPv6), for re-deciding aggregates when the reserved set changes.
+type AggregationLengths [2][]int
+
+// aggregationLengths collects the lengths of every Service entry.
+func aggregationLengths(ads []kbgpv1.BGPAdvertisement) AggregationLengths {
+	var out AggregationLengths
+	add := func(fam int, l *int32) {
+		if l != nil && !slices.Contains(out[fam], int(*l)) {
+			out[fam] = append(out[fam], int(*l))
+		}
+	}
+	for _, ad := range ads {
+		for _, a := range ad.Spec.Advertisements {
+			if a.Service != nil {
+				add(0, a.Service.AggregationLengthIPv4)
+				add(1, a.Service.AggregationLengthIPv6)
+			}
+		}
+	}
+	return out
+}
+
+// Widen adds to the prefixes whose reservation changed their covering prefix at each
+// aggregation length shorter than theirs: an address whose aggregate overlaps a
+// changed prefix lies in one of those, so exports.Index.ClaimantsIn of the result
+// names every Service whose aggregate may have to give way to (or may return after)
+// the change, not only those with an address in it.
+func (l AggregationLengths) Widen(changed []netip.Prefix) []netip.Prefix {
+	out := slices.Clone(changed)
+	for _, p := range changed {
+		for _, bits := range l[family(p.Addr())] {
+			if bits < p.Bits() {
+				out = append(out, netip.PrefixFrom(p.Addr(), bits).Masked())
+			}
+		}
+	}
+	slices.SortFunc(out, netip.Prefix.Compare)
+	return slices.Compact(out)
+}
