@@ -44,6 +44,7 @@ var validObjects = []struct {
 	{"addPaths sendMax bounds", peerConfig, `{families: [{afi: ipv4, safi: unicast, addPaths: {sendMax: 1}}, {afi: ipv6, safi: unicast, addPaths: {sendMax: 255}}]}`},
 	{"one family", peerConfig, `{families: [{afi: ipv6, safi: unicast, advertisements: {}}]}`},
 	{"community bounds", advertisement, serviceAdvertisement(`attributes: {communities: {standard: ["0:0", "65535:65535"], large: ["0:0:0", "4294967295:4294967295:4294967295"], wellKnown: [no-export, no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown]}, localPreference: 4294967295}`)},
+	{"aggregation length bounds", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [ClusterIP, LoadBalancerIP], aggregationLengthIPv4: 1, aggregationLengthIPv6: 128}}, {advertisementType: Service, service: {addresses: [ExternalIP], aggregationLengthIPv4: 32, aggregationLengthIPv6: 1}}]}`},
 	{"prepend and MED bounds", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 10, asn: 4294967295}, med: 4294967295}`)},
 	{"prepend of the local ASN, MED 0", advertisement, serviceAdvertisement(`attributes: {asPathPrepend: {count: 1}, med: 0}`)},
 	{"allowed ranges, both families", advertisement, `{advertisements: [{advertisementType: Service, service: {addresses: [LoadBalancerIP, ExternalIP], loadBalancerIPPrefixes: [203.0.113.0/24, "2001:db8:1::/48"], externalIPPrefixes: [198.51.100.0/26, "::/0"]}}]}`},
