@@ -82,6 +82,7 @@ const (
 )
 
 // ServiceAdvertisement selects which addresses of a Service are announced.
+// +kubebuilder:validation:XValidation:rule="(!has(self.aggregationLengthIPv4) && !has(self.aggregationLengthIPv6)) || self.addresses.exists(a, a != 'ClusterIP')",message="aggregationLengthIPv4/IPv6 apply to LoadBalancerIP and ExternalIP addresses only"
 type ServiceAdvertisement struct {
 	// Addresses are the kinds of Service address announced, each as a /32 or /128.
 	// +listType=set
@@ -116,6 +117,24 @@ type ServiceAdvertisement struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4096
 	MaxAddressesPerService *int32 `json:"maxAddressesPerService,omitempty"`
+
+	// AggregationLengthIPv4 announces the IPv4 load-balancer and external IPs of
+	// Services with externalTrafficPolicy Cluster as their covering prefix of this
+	// length instead of one /32 each (docs/advertisements.md, "Aggregation"). Addresses
+	// of Services with externalTrafficPolicy Local stay /32. An address whose aggregate
+	// would reach outside the range that allows it, or cover a node's address, a pod
+	// CIDR or a Service CIDR, is announced as a /32. Unset or 32: no aggregation.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=32
+	AggregationLengthIPv4 *int32 `json:"aggregationLengthIPv4,omitempty"`
+
+	// AggregationLengthIPv6 is AggregationLengthIPv4 for IPv6 (/128 host routes).
+	// Unset or 128: no aggregation.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=128
+	AggregationLengthIPv6 *int32 `json:"aggregationLengthIPv6,omitempty"`
 }
 
 // DefaultMaxAddressesPerService is MaxAddressesPerService when unset.

@@ -321,6 +321,16 @@ type BGPNodePeerStatus struct {
 	// +kubebuilder:validation:Enum=Up;Init;Down;AdminDown
 	BFDState BFDState `json:"bfdState,omitempty"`
 
+	// AddPaths says, for each family whose peer config sets addPaths, whether the peer
+	// agreed to receive several paths per prefix; empty until the session is
+	// Established.
+	// +optional
+	// +listType=map
+	// +listMapKey=afi
+	// +listMapKey=safi
+	// +kubebuilder:validation:MaxItems=2
+	AddPaths []BGPAddPathsStatus `json:"addPaths,omitempty"`
+
 	// EstablishedTime is when the session last reached Established: a time, never a
 	// ticking uptime, so a steady session causes no status writes.
 	// +optional

@@ -221,6 +221,12 @@ type BGPFamily struct {
 	// counted. Off: nothing received is ever installed.
 	// +optional
 	ImportPodRoutes bool `json:"importPodRoutes,omitempty"`
+
+	// AddPaths offers the peer several paths per prefix in this family (ADD-PATH,
+	// RFC 7911) instead of only the best one (docs/advertisements.md). A capability in
+	// OPEN: changing it resets the sessions of the peers that use this peer config.
+	// +optional
+	AddPaths *BGPAddPaths `json:"addPaths,omitempty"`
 }
 
 // DefaultMaxPrefixes is MaxPrefixes when unset: kbgp imports none of these routes

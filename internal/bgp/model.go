@@ -128,6 +128,10 @@ type Peer struct {
 	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
 	// applies to the running session. The speaker itself never imports a route.
 	ImportPodRoutes []Family
+	// AddPathsSend is, per family, the most paths per prefix the speaker sends when the
+	// peer negotiates ADD-PATH receive (RFC 7911); absent: ADD-PATH send is off. A
+	// capability in OPEN, so a change needs a new session.
+	AddPathsSend map[Family]uint8
 }
 
 // ASNKind is the kind of ASN a peer without a fixed one may have.

@@ -53,6 +53,10 @@ type PeerStatus struct {
 	HeldDowns uint64
 	// BFDState is the state of the peer's BFD session; "" when BFD is off.
 	BFDState BFDState
+	// AddPathsSend holds the families in which ADD-PATH send was negotiated: the peer
+	// configured for it advertised that it receives several paths. Empty unless
+	// Established.
+	AddPathsSend map[Family]bool
 }
 
 // BFDState is a BFD session state (RFC 5880 section 4.1), named as in BGPNodeConfig

@@ -214,14 +214,15 @@ func ciliumAdvertisementEntry(a node) (entry kbgpv1.Advertisement, lbItem node, 
 			return kbgpv1.Advertisement{}, node{}, false
 		}
 		// Aggregating announces the aggregate instead of the host routes: converted to
-		// host routes the entry would send routes the peers never had.
+		// host routes the entry would send routes the peers never had, and kbgp's own
+		// aggregation has rules Cilium's has not, so the entry is left to be written.
 		aggregates := false
 		for _, f := range []struct {
 			key  string
 			host int64
 		}{{"aggregationLengthIPv4", 32}, {"aggregationLengthIPv6", 128}} {
 			if v, ok := svc.int(f.key); ok && v != f.host {
-				svc.child(f.key).warn("%d has no kbgp equivalent: kbgp announces host routes (/%d) only, and this entry announces aggregates instead: entry skipped; announce the aggregate from your router", v, f.host)
+				svc.child(f.key).warn("%d is not converted: kbgp aggregates only under its own rules (docs/advertisements.md#aggregation: load-balancer and external IPs of externalTrafficPolicy Cluster Services, the aggregate inside an allowed range and clear of node addresses, pod CIDRs and Service CIDRs), which the input does not say hold, and this entry announces aggregates instead of host routes (/%d): entry skipped; write it as a kbgp advertisement with service.%s, or announce the aggregate from your router", v, f.host, f.key)
 				aggregates = true
 			}
 		}

@@ -50,13 +50,14 @@ func (c *converter) metallbAdvertisement(s *source) {
 	a.spec = spec
 
 	// An aggregating advertisement announces the aggregate instead of the host routes:
-	// converted to host routes it would send its peers routes they never had.
+	// converted to host routes it would send its peers routes they never had, and
+	// kbgp's own aggregation has rules MetalLB's has not, so it is left to be written.
 	for _, f := range []struct {
 		key  string
 		host int64
 	}{{"aggregationLength", 32}, {"aggregationLengthV6", 128}} {
 		if v, ok := spec.int(f.key); ok && v != f.host {
-			spec.child(f.key).warn("%d has no kbgp equivalent: kbgp announces host routes (/%d) only, and this advertisement announces aggregates instead: no BGPAdvertisement generated; announce the aggregate from your router", v, f.host)
+			spec.child(f.key).warn("%d is not converted: kbgp aggregates only under its own rules (docs/advertisements.md#aggregation: load-balancer and external IPs of externalTrafficPolicy Cluster Services, the aggregate inside an allowed range and clear of node addresses, pod CIDRs and Service CIDRs), which the input does not say hold, and this advertisement announces aggregates instead of host routes (/%d): no BGPAdvertisement generated; write it with service.aggregationLengthIPv4/IPv6, or announce the aggregate from your router", v, f.host)
 			a.aggregates = true
 		}
 	}

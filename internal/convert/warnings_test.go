@@ -156,8 +156,9 @@ func TestWarnings(t *testing.T) {
 		{"Service without addresses", ciliumAdvert("- advertisementType: Service\n  service: {addresses: [NodeIP]}\n  selector: {}"),
 			[]string{`spec.advertisements[0].service.addresses[0] "NodeIP" is not a Service address kbgp announces: dropped`, "spec.advertisements[0] announces no Service address kbgp knows", "has no advertisement kbgp can make: no BGPAdvertisement generated"}},
 		{"aggregation", ciliumAdvert("- advertisementType: Service\n  service: {addresses: [ClusterIP], aggregationLengthIPv4: 24, aggregationLengthIPv6: 64}\n  selector: {}"),
-			[]string{"spec.advertisements[0].service.aggregationLengthIPv4 24 has no kbgp equivalent: kbgp announces host routes (/32) only, and this entry announces aggregates instead: entry skipped",
-				"spec.advertisements[0].service.aggregationLengthIPv6 64 has no kbgp equivalent: kbgp announces host routes (/128) only"}},
+			[]string{"spec.advertisements[0].service.aggregationLengthIPv4 24 is not converted: kbgp aggregates only under its own rules",
+				"this entry announces aggregates instead of host routes (/32): entry skipped; write it as a kbgp advertisement with service.aggregationLengthIPv4",
+				"spec.advertisements[0].service.aggregationLengthIPv6 64 is not converted", "instead of host routes (/128)"}},
 		{"Service without selector", ciliumAdvert("- advertisementType: Service\n  service: {addresses: [ClusterIP]}"),
 			[]string{"spec.advertisements[0] has no selector, so Cilium announces no Service with it (a kbgp advertisement without selector would announce every Service): skipped"}},
 		{"Interface type", ciliumAdvert("- advertisementType: Interface\n  interface: {name: lo}"), []string{`spec.advertisements[0] is of advertisementType "Interface", which kbgp does not have`}},
@@ -224,7 +225,8 @@ func TestWarnings(t *testing.T) {
 
 		// metallb_advert.go
 		{"aggregation lengths", metallbKind("BGPAdvertisement", "a", "aggregationLength: 24\naggregationLengthV6: 64\nnodeSelectors: [{}]"),
-			[]string{"spec.aggregationLength 24 has no kbgp equivalent: kbgp announces host routes (/32) only, and this advertisement announces aggregates instead: no BGPAdvertisement generated", "spec.aggregationLengthV6 64 has no kbgp equivalent: kbgp announces host routes (/128) only",
+			[]string{"spec.aggregationLength 24 is not converted: kbgp aggregates only under its own rules", "this advertisement announces aggregates instead of host routes (/32): no BGPAdvertisement generated",
+				"spec.aggregationLengthV6 64 is not converted", "instead of host routes (/128)",
 				"spec.nodeSelectors has no kbgp equivalent: kbgp has no per-advertisement node selection"}},
 		{"advertisement communities", metallbKind("BGPAdvertisement", "a", "communities: ['large:1:2', no-such-alias]"),
 			[]string{`spec.communities[0] "large:1:2" is not a large community (large:a:b:c): dropped`, `spec.communities[1] "no-such-alias" is neither a community nor an alias`}},

@@ -184,6 +184,17 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		mine[c.addr] = c.rank
 	}
 	for _, s := range syncs {
+		if !s.prefix.IsSingleIP() {
+			// An aggregate of Service addresses (docs/advertisements.md) is no one
+			// address: no claim decides it, and as the least specific route to its
+			// addresses it takes no owner's traffic from the owner's host route.
+			if s.attrs == nil {
+				x.withdraw(s.p, s.prefix, s.src)
+			} else {
+				x.contribute(s.p, s.prefix, s.src, s.attrs)
+			}
+			continue
+		}
 		rank, ok := mine[s.prefix.Addr()]
 		if s.src != key {
 			rank, ok = x.claims.rankOf(s.src, s.prefix.Addr())

@@ -71,7 +71,7 @@ func newServiceRule(advertisement string, a kbgpv1.Advertisement, fam bgp.Family
 		}
 		sel = s
 	}
-	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs, advertisement: advertisement,
+	return serviceRule{family: fam, selector: sel, entry: a, attrs: attrs, advertisement: advertisement, aggregates: &aggregates{},
 		allowedRanges: newAllowedRanges(a.Service, in.poolRanges, in.nodeOwned, in.Reserved)}, true
 }
 

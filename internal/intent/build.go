@@ -78,6 +78,10 @@ type Result struct {
 	// sent graceful-shutdown paths: how long those must be out before the agent stops
 	// (0: no peer is in graceful shutdown).
 	ShutdownWait time.Duration
+	// Aggregation are the aggregation lengths the advertisements use: after
+	// Reserved.Set, ClaimantsIn(Aggregation.Widen(changed)) are the Services to set
+	// again.
+	Aggregation AggregationLengths
 }
 
 // Build computes the desired state of one node.
@@ -87,6 +91,7 @@ func Build(in Input) Result {
 		return res
 	}
 	res.Exports = exports.New(in.NodeConfig.Name)
+	res.Aggregation = aggregationLengths(in.Advertisements)
 	in.poolRanges = PoolRanges(in.LoadBalancerIPPools)
 	in.nodeOwned = nodeOwned(in.Node)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {

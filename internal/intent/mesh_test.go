@@ -48,3 +48,20 @@ func TestMeshPeers(t *testing.T) {
 		}
 	}
 }
+
+// TestAddPathsPerFamily: a family's addPaths becomes the peer's ADD-PATH send max for
+// that family only.
+func TestAddPathsPerFamily(t *testing.T) {
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "rr"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Families: []kbgpv1.BGPFamily{
+			{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, AddPaths: &kbgpv1.BGPAddPaths{SendMax: 8}},
+			{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast},
+		},
+	}}
+	res := build(Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "rr")), Node: node(),
+		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"rr": pc}})
+	got := res.Desired.Instances[key].Peers["tor"].Peer.AddPathsSend
+	if want := map[bgp.Family]uint8{bgp.FamilyIPv4Unicast: 8}; !cmp.Equal(got, want) {
+		t.Errorf("AddPathsSend = %v, want %v", got, want)
+	}
+}

@@ -88,6 +88,12 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			if f.ImportPodRoutes {
 				p.ImportPodRoutes = append(p.ImportPodRoutes, fam)
 			}
+			if f.AddPaths != nil && f.AddPaths.SendMax > 0 {
+				if p.AddPathsSend == nil {
+					p.AddPathsSend = map[bgp.Family]uint8{}
+				}
+				p.AddPathsSend[fam] = uint8(min(f.AddPaths.SendMax, 255))
+			}
 		}
 	}
 	// Every family is capped, by default too: a peer's unbounded table would take the

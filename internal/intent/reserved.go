@@ -50,6 +50,9 @@ type Reserved struct {
 	// lengths count, per family (0: IPv4, 1: IPv6) and prefix length, the prefixes in
 	// byPrefix, so a lookup tries only the lengths in use.
 	lengths [2][129]int
+	// version counts the changes, so that what was derived from the set (see
+	// aggregates) knows when to derive it again.
+	version uint64
 }
 
 // NewReserved returns an empty set.
@@ -104,6 +107,9 @@ func (r *Reserved) Set(owner ReservedOwner, now []Reservation) []netip.Prefix {
 		delete(r.byOwner, owner)
 	} else {
 		r.byOwner[owner] = slices.Clone(now)
+	}
+	if len(changed) > 0 {
+		r.version++
 	}
 	slices.SortFunc(changed, netip.Prefix.Compare)
 	return slices.Compact(changed)

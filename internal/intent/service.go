@@ -2,6 +2,7 @@ package intent
 
 import (
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -24,6 +25,8 @@ type serviceRule struct {
 	// advertisement names the BGPAdvertisement the entry is in, for refusals.
 	advertisement string
 	allowedRanges
+	// aggregates is shared by the copies of the rule (see aggregate.go).
+	aggregates *aggregates
 }
 
 // serviceRules are the Service rules of one peer: what decides, for the exports.Index,
@@ -58,13 +61,16 @@ func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, local bool) 
 	return routes, refused
 }
 
-// serviceHostRoutes returns the /32 and /128 host routes that rule r announces of the
-// Service's addresses of its family and kinds, and the addresses it refuses because
-// they lie outside the ranges the advertisement allows for their kind. lbls are the
-// Service's kbgpv1.ServiceLabels; local says whether the Service has a ready endpoint on this
+// serviceHostRoutes returns the /32 and /128 host routes, or their aggregates (see
+// aggregate.go), that rule r announces of the Service's addresses of its family and
+// kinds, each once, and the addresses it refuses because they lie outside the ranges
+// the advertisement allows for their kind. lbls are the Service's
+// kbgpv1.ServiceLabels; local says whether the Service has a ready endpoint on this
 // node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
-// addresses than the rule's maxAddressesPerService is refused as a whole.
+// addresses than the rule's maxAddressesPerService is refused as a whole: the cap
+// counts addresses, aggregated or not.
 func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []exports.Refusal) {
+	addresses := 0
 	for _, kind := range r.entry.Service.Addresses {
 		if nodeLocal(svc, kind) && !local {
 			continue
@@ -77,11 +83,14 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 				refused = append(refused, r.refusal(kind, addr, r.advertisement))
 				continue
 			}
-			routes = append(routes, netip.PrefixFrom(addr, addr.BitLen()))
+			addresses++
+			if p := r.announcedPrefix(svc, lbls, kind, addr); !slices.Contains(routes, p) {
+				routes = append(routes, p)
+			}
 		}
 	}
-	if limit := r.maxAddresses(); len(routes) > limit {
-		return nil, append(refused, tooMany(len(routes), limit, r.advertisement))
+	if limit := r.maxAddresses(); addresses > limit {
+		return nil, append(refused, tooMany(addresses, limit, r.advertisement))
 	}
 	return routes, refused
 }

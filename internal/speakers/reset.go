@@ -9,7 +9,7 @@ import (
 
 // sessionResetReason says why changing a peer from old to new needs a new session, or
 // "" when the change applies to the running one. Everything carried in the OPEN message
-// (ASN, hold time, capabilities: families and graceful restart) or fixed when the TCP
+// (ASN, hold time, capabilities: families, graceful restart and ADD-PATH) or fixed when the TCP
 // connection is made (addresses, ports, TTL, MD5 key, bound device) needs a new session.
 // Connect-retry and keepalive intervals are local timers: the new values apply without
 // a reset (the keepalive interval from the next session on, since it is fixed when the
@@ -34,6 +34,8 @@ func sessionResetReason(old, new bgp.Peer) string {
 		return "graceful restart changed"
 	case !sameFamilies(old.Families, new.Families):
 		return "address families changed"
+	case !maps.Equal(old.AddPathsSend, new.AddPathsSend):
+		return "ADD-PATH changed"
 	case old.Password != new.Password:
 		return "TCP MD5 password changed"
 	case old.BindDevice != new.BindDevice:

@@ -100,6 +100,7 @@ func TestPeerChanges(t *testing.T) {
 			p.GracefulRestart = bgp.GracefulRestart{Enabled: true, RestartTime: 120 * time.Second}
 		}, true},
 		{"families", func(p *bgp.Peer) { p.Families = append(p.Families, bgp.FamilyIPv6Unicast) }, true},
+		{"ADD-PATH send on", func(p *bgp.Peer) { p.AddPathsSend = map[bgp.Family]uint8{bgp.FamilyIPv4Unicast: 4} }, true},
 		{"MD5 password", func(p *bgp.Peer) { p.Password = "new" }, true},
 		{"bound device", func(p *bgp.Peer) { p.BindDevice = "red" }, true},
 		{"passive", func(p *bgp.Peer) { p.Passive = true }, true},

@@ -158,6 +158,7 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 			AppliedHoldTimeSeconds:  int32(snap.Status.HoldTime.Seconds()),
 			AppliedKeepaliveSeconds: int32(snap.Status.Keepalive.Seconds()),
 		}
+		out.AddPaths = addPathsStatus(snap.Peer.AddPathsSend, snap.Status.AddPathsSend)
 	}
 	return out
 }

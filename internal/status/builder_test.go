@@ -287,3 +287,25 @@ func TestBuildShowsTheASNADynamicPeerHas(t *testing.T) {
 		t.Errorf("peer without a session: ASN %d, dynamicASN %q; want none, External", b.PeerASN, b.DynamicASN)
 	}
 }
+
+// TestBuildReportsAddPaths: each family configured for ADD-PATH send is reported,
+// Negotiated where the peer receives several paths; a peer without addPaths reports
+// nothing.
+func TestBuildReportsAddPaths(t *testing.T) {
+	snap := established("tor-a", "tor-b")
+	p := snap[key].Peers["tor-a"]
+	p.Peer.AddPathsSend = map[bgp.Family]uint8{bgp.FamilyIPv4Unicast: 4, bgp.FamilyIPv6Unicast: 4}
+	p.Status.AddPathsSend = map[bgp.Family]bool{bgp.FamilyIPv6Unicast: true}
+	snap[key].Peers["tor-a"] = p
+	st := Build(Input{NodeConfig: nodeConfig("tor-a", "tor-b"), RouterIDs: resolved(kbgpv1.RouterIDSourceNodeIPv4), Snapshot: snap})
+	want := []kbgpv1.BGPAddPathsStatus{
+		{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Send: kbgpv1.AddPathsNotNegotiated},
+		{AFI: kbgpv1.AFIIPv6, SAFI: kbgpv1.SAFIUnicast, Send: kbgpv1.AddPathsNegotiated},
+	}
+	if got := st.BGPInstances[0].Peers[0].AddPaths; !cmp.Equal(got, want) {
+		t.Errorf("tor-a addPaths = %+v, want %+v", got, want)
+	}
+	if got := st.BGPInstances[0].Peers[1].AddPaths; got != nil {
+		t.Errorf("tor-b (no addPaths) reports %+v", got)
+	}
+}

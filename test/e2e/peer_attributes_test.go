@@ -37,8 +37,9 @@ func (tp *peeringTopology) selecting(name, value string) *kbgpv1.BGPPeerConfig {
 // well-known and large), BIRD's iBGP session gets that advertisement's local
 // preference, and gobgpd, whose peer config selects nothing, gets nothing while its
 // session stays up. Moving peers between peer configs and changing an advertisement's
-// communities, adding and removing an AS-path prepend and a MED resets no session. The
-// scenario leaves the topology as it found it.
+// communities, adding and removing an AS-path prepend and a MED (seen at FRR and at
+// BIRD, eBGP and iBGP) resets no session. The scenario leaves the topology as it
+// found it.
 func (tp *peeringTopology) peerAttributesScenario(t *testing.T) {
 	tp.waitAllEstablished(t)
 	n := tp.nodeName
@@ -115,6 +116,35 @@ func (tp *peeringTopology) peerAttributesScenario(t *testing.T) {
 	}
 	tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, frrPathAndMED("65001 65001 65001", ptr.To[uint32](42)))
 	tp.frr.WaitRoute(t, "ipv6", podCIDR6, sessionTimeout, frrPathAndMED("65001 65001 65001", ptr.To[uint32](42)))
+	// BIRD gets its own prepend and MED from a second advertisement its peer config
+	// selects: over eBGP the AS path "65001 65001" and MED 7, over iBGP the MED only
+	// (kbgp prepends to eBGP peers only), both next to the first advertisement's
+	// communities; FRR's attributes stay as they are.
+	birdPrependAd := &kbgpv1.BGPAdvertisement{
+		ObjectMeta: metav1.ObjectMeta{Name: n + "-pods-bird-prepend", Labels: map[string]string{"advertise": n + "-bird"}},
+		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
+			AdvertisementType: kbgpv1.AdvertisementPodCIDR,
+			Attributes:        &kbgpv1.BGPAttributes{ASPathPrepend: &kbgpv1.ASPathPrepend{Count: 1}, MED: ptr.To[int64](7)},
+		}}},
+	}
+	create(t, birdPrependAd)
+	birdPathAndMED := func(asPath, med string) func(netlab.BIRDRoute) error {
+		return func(r netlab.BIRDRoute) error {
+			if r.ASPath != asPath || r.Attrs["BGP.med"] != med {
+				return fmt.Errorf("AS path %q MED %q, want %q and %q", r.ASPath, r.Attrs["BGP.med"], asPath, med)
+			}
+			return nil
+		}
+	}
+	bird301 := []string{"65001:301", "65535:65281"}
+	waitBIRDExactly(t, tp.bird, "master4", podCIDR4, bird301, birdLarge, birdPathAndMED("65001 65001", "7"))
+	waitBIRDExactly(t, tp.bird, "ibgp4", podCIDR4, bird301, birdLarge, birdPathAndMED("", "7"))
+	tp.frr.WaitRoute(t, "ipv4", podCIDR4, sessionTimeout, frrPathAndMED("65001 65001 65001", ptr.To[uint32](42)))
+	if err := server.Client.Delete(t.Context(), birdPrependAd); err != nil {
+		t.Fatal(err)
+	}
+	waitBIRDExactly(t, tp.bird, "master4", podCIDR4, bird301, birdLarge, birdPathAndMED("65001", ""))
+
 	if err := server.Client.Delete(t.Context(), prependAd); err != nil {
 		t.Fatal(err)
 	}

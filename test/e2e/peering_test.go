@@ -417,6 +417,8 @@ func TestPeeringWithRealRouters(t *testing.T) {
 	})
 
 	t.Run("Service addresses: LB IP with community, eTP=Local follows endpoints, withdrawn on delete", tp.servicesScenario)
+	t.Run("aggregation: FRR holds the aggregate of eTP=Cluster LB IPs, not their /32s, and the /32 of an eTP=Local one", tp.aggregationScenario)
+	t.Run("ADD-PATH: negotiated with FRR, not with BIRD, per the node status", tp.addPathsScenario)
 	t.Run("only what is allowed: a forged pseudo-label and an external IP outside the allowed ranges are not announced", tp.allowedOnlyScenario)
 	t.Run("owned addresses: another namespace's external IP, the kubernetes cluster IP, the node's address, a pod IP, another node's address and pod IP, a free Service-CIDR address and 64 external IPs are not announced and are reported", tp.ownedAddressesScenario)
 

@@ -81,6 +81,11 @@ var resetEdits = map[string][]resetEdit{
 	"`ebgpMultihop` (TTL)":                      {{warnPeerConfig, strings.Replace(warnPeerConfig, "ebgpMultihop: 1", "ebgpMultihop: 4", 1), "changing ebgpMultihop resets"}},
 	"`gracefulRestart` (enabled, restart time)": {{warnPeerConfig, strings.Replace(warnPeerConfig, "restartTimeSeconds: 120", "restartTimeSeconds: 60", 1), "changing gracefulRestart resets"}},
 	"`families` (set of address families)":      {{warnPeerConfig, strings.Replace(warnPeerConfig, ", {afi: ipv6, safi: unicast}", "", 1), "changing the set of families resets"}},
+	"`families[].addPaths` (on, off, `sendMax`)": {
+		{warnPeerConfig, strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}", "{afi: ipv4, safi: unicast, addPaths: {sendMax: 4}}", 1), "changing families[].addPaths resets"},
+		{strings.Replace(warnPeerConfig, "{afi: ipv6, safi: unicast}", "{afi: ipv6, safi: unicast, addPaths: {sendMax: 4}}", 1),
+			strings.Replace(warnPeerConfig, "{afi: ipv6, safi: unicast}", "{afi: ipv6, safi: unicast, addPaths: {sendMax: 8}}", 1), "changing families[].addPaths resets"},
+	},
 	"TCP MD5 password (Secret content or `authSecretRef`)": {
 		{warnPeerConfig, strings.Replace(warnPeerConfig, "authSecretRef: warn-auth", "authSecretRef: warn-auth-2", 1), "changing authSecretRef resets"},
 		{warnSecret, strings.Replace(warnSecret, "password: one", "password: two", 1), "Secret warn-auth: changing password resets the BGP session of every peer whose BGPPeerConfig names it"},

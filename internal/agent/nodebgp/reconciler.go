@@ -59,6 +59,9 @@ type Reconciler struct {
 	// a full build starts from it, so nothing here mirrors it.
 	exports      *exports.Index
 	exportsStale bool
+	// aggregation are the aggregation lengths of the last full build's
+	// advertisements, for reconcileReserved.
+	aggregation intent.AggregationLengths
 	// restart keeps a restore from the checkpoint from overwriting the API server's
 	// state, and records what the speakers run after each apply.
 	restart *checkpoint.Restart
@@ -123,7 +126,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	// Even after a failed Apply the index is good to build on: the speakers' books say
 	// what did run, ApplyExports skips peers that are not running, and the returned
 	// error retries the whole apply.
-	r.exports, r.exportsStale = res.Exports, false
+	r.exports, r.exportsStale, r.aggregation = res.Exports, false, res.Aggregation
 	r.status.Update(in.NodeConfig, intent.Result{Failed: res.Failed}, decisions, applyErr)
 	r.status.SetRefused(res.Exports.Refused())
 	if applyErr != nil {

@@ -45,7 +45,8 @@ func (r *Reconciler) readReserved(ctx context.Context) (*intent.Reserved, error)
 // reconcileReserved takes in a change of what one Node reserves (or of the
 // ServiceCIDRs, all at once: a cluster has a handful) and sets again the Services
 // claiming an address in what changed (O(change): a Node's address costs a lookup
-// each, see exports.Index.ClaimantsIn).
+// each, see exports.Index.ClaimantsIn), or, with aggregation, in the aggregates
+// around it (a scan of the claimed addresses).
 func (r *Reconciler) reconcileReserved(ctx context.Context, req request) (reconcile.Result, error) {
 	var changed []netip.Prefix
 	if req.kind == reservedNode {
@@ -77,5 +78,5 @@ func (r *Reconciler) reconcileReserved(ctx context.Context, req request) (reconc
 	case r.exportsStale:
 		return r.reconcileAll(ctx)
 	}
-	return r.setServices(ctx, r.exports.ClaimantsIn(changed))
+	return r.setServices(ctx, r.exports.ClaimantsIn(r.aggregation.Widen(changed)))
 }

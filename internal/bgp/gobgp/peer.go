@@ -77,6 +77,9 @@ func toAPIPeer(p bgp.Peer, restarting bool) *api.Peer {
 		if limit, ok := p.MaxPrefixes[f]; ok {
 			afi.PrefixLimits = &api.PrefixLimit{Family: gobgpapi.Family(f), MaxPrefixes: limit}
 		}
+		if n := p.AddPathsSend[f]; n > 0 {
+			afi.AddPaths = &api.AddPaths{Config: &api.AddPathsConfig{SendMax: uint32(n)}}
+		}
 		if p.GracefulRestart.Enabled {
 			afi.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
 		}

@@ -111,6 +111,7 @@ func (r *router) peerStatus(p *api.Peer) bgp.PeerStatus {
 		if up := t.GetUptime(); up != nil {
 			st.EstablishedSince = up.AsTime()
 		}
+		st.AddPathsSend = addPathsSendNegotiated(p)
 	}
 	for _, afi := range p.GetAfiSafis() {
 		if n := afi.GetState().GetReceived(); n > 0 {

@@ -118,6 +118,16 @@ func WithGracefulRestart(restart time.Duration) NeighborOption {
 	}
 }
 
+// WithAddPathsReceive makes the router offer ADD-PATH receive (RFC 7911) on both
+// families: the neighbor may send it several paths per prefix.
+func WithAddPathsReceive() NeighborOption {
+	return func(n *api.Peer) {
+		for _, a := range n.AfiSafis {
+			a.AddPaths = &api.AddPaths{Config: &api.AddPathsConfig{Receive: true}}
+		}
+	}
+}
+
 // AddNeighbor accepts a session from addr (the router never dials) for both unicast
 // families.
 func (u *Upstream) AddNeighbor(ctx context.Context, addr netip.Addr, asn uint32, opts ...NeighborOption) error {
