@@ -83,34 +83,18 @@ func ServiceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []net
 }
 
 // LocalEndpoints counts the ready endpoints on node. An endpoint without a ready
-// condition counts as ready (the API's rule). An endpoint listed by two slices (as
-// during an EndpointSlice's replacement) counts once.
+// condition counts as ready (the API's rule). Endpoints are not de-duplicated across
+// slices: the agent's cache keeps of an endpoint only its node and conditions, and an
+// endpoint two slices list for a moment (while one replaces the other) weighs double
+// only that long.
 func LocalEndpoints(slices []discoveryv1.EndpointSlice, node string) int {
-	seen := map[string]bool{}
 	n := 0
 	for _, slice := range slices {
 		for _, ep := range slice.Endpoints {
-			if ep.NodeName == nil || *ep.NodeName != node {
-				continue
-			}
-			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
-				continue
-			}
-			key := endpointKey(ep)
-			if !seen[key] {
-				seen[key] = true
+			if ep.NodeName != nil && *ep.NodeName == node && (ep.Conditions.Ready == nil || *ep.Conditions.Ready) {
 				n++
 			}
 		}
 	}
 	return n
-}
-
-// endpointKey identifies an endpoint across slices: its target Pod, or else its
-// addresses.
-func endpointKey(ep discoveryv1.Endpoint) string {
-	if t := ep.TargetRef; t != nil && t.Name != "" {
-		return t.Namespace + "/" + t.Name
-	}
-	return strings.Join(ep.Addresses, ",")
 }

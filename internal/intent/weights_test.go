@@ -47,7 +47,7 @@ func TestLinkBandwidth(t *testing.T) {
 
 // TestWeightedServicePaths runs Services through advertisements with and without
 // weightedECMP: the Local load-balancer IP carries one unit per ready endpoint on the
-// node (endpoints elsewhere, not ready, or listed twice do not count), the Cluster one
+// node (endpoints elsewhere or not ready do not count), the Cluster one
 // a unit, an advertisement without weightedECMP none, and a prefix both select the
 // bandwidth (merge).
 func TestWeightedServicePaths(t *testing.T) {
@@ -65,18 +65,18 @@ func TestWeightedServicePaths(t *testing.T) {
 	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 	cluster := lbService("cluster", nil, "203.0.113.11")
 	key := types.NamespacedName{Namespace: "shop", Name: "local"}
-	ep := func(pod, node string, ready *bool) discoveryv1.Endpoint {
-		return discoveryv1.Endpoint{NodeName: ptr.To(node), Conditions: discoveryv1.EndpointConditions{Ready: ready},
-			TargetRef: &corev1.ObjectReference{Namespace: "shop", Name: pod}}
+	// ep is an endpoint as the agent's cache keeps it: node and conditions only.
+	ep := func(node string, ready *bool) discoveryv1.Endpoint {
+		return discoveryv1.Endpoint{NodeName: ptr.To(node), Conditions: discoveryv1.EndpointConditions{Ready: ready}}
 	}
 	slices := func(eps ...discoveryv1.Endpoint) []discoveryv1.EndpointSlice {
-		s := slice("local", "worker-1", nil)
-		s.Endpoints = eps
-		// The same endpoints again, as while a slice is replaced: counted once.
-		return []discoveryv1.EndpointSlice{s, s}
+		// Two slices, as a Service with many endpoints has.
+		a, b := slice("local", "worker-1", nil), slice("local", "worker-1", nil)
+		a.Endpoints, b.Endpoints = eps[:len(eps)/2], eps[len(eps)/2:]
+		return []discoveryv1.EndpointSlice{a, b}
 	}
-	three := slices(ep("a", "worker-1", nil), ep("b", "worker-1", ptr.To(true)), ep("c", "worker-1", ptr.To(true)),
-		ep("d", "worker-1", ptr.To(false)), ep("e", "worker-2", ptr.To(true)))
+	three := slices(ep("worker-1", nil), ep("worker-1", ptr.To(true)), ep("worker-1", ptr.To(true)),
+		ep("worker-1", ptr.To(false)), ep("worker-2", ptr.To(true)))
 
 	tests := []struct {
 		name string
@@ -92,14 +92,14 @@ func TestWeightedServicePaths(t *testing.T) {
 			}},
 		{"weighted: one endpoint here",
 			[]kbgpv1.BGPAdvertisement{weighted(serviceAd("w", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP))},
-			slices(ep("a", "worker-1", nil), ep("e", "worker-2", nil)),
+			slices(ep("worker-1", nil), ep("worker-2", nil)),
 			[]bgp.Path{
 				{Prefix: host("203.0.113.10"), Attributes: bgp.PathAttributes{Communities: c1, LinkBandwidth: lb(1)}},
 				{Prefix: host("203.0.113.11"), Attributes: bgp.PathAttributes{Communities: c1, LinkBandwidth: lb(1)}},
 			}},
 		{"weighted: no ready endpoint here, the Local address is not announced",
 			[]kbgpv1.BGPAdvertisement{weighted(serviceAd("w", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP))},
-			slices(ep("d", "worker-1", ptr.To(false)), ep("e", "worker-2", nil)),
+			slices(ep("worker-1", ptr.To(false)), ep("worker-2", nil)),
 			[]bgp.Path{{Prefix: host("203.0.113.11"), Attributes: bgp.PathAttributes{Communities: c1, LinkBandwidth: lb(1)}}}},
 		{"not weighted: no link bandwidth",
 			[]kbgpv1.BGPAdvertisement{serviceAd("p", nil, "65001:1", kbgpv1.ServiceLoadBalancerIP)}, three,

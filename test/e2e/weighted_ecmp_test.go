@@ -167,7 +167,10 @@ func waitWeights(t *testing.T, f *netlab.FRR, prefix string, addrs []string, cou
 				}
 			}
 		}
-		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprintf("zebra's next hops of %s with their weights: %v, want %v", prefix, got, want)
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("zebra's next hops of %s with their weights: %v, want %v; BGP paths: %s", prefix, got, want, linkBandwidths(f, prefix))
 	})
 	t.Logf("%s: next hops weighted %v for endpoint counts %v", prefix, want, counts)
 }
@@ -185,4 +188,32 @@ func connectionSplit(t *testing.T, ns *netlab.Namespace, ip string, n int) map[s
 		out[strings.TrimSpace(answer)]++
 	}
 	return out
+}
+
+// linkBandwidths lists, for a failure message, the link bandwidth FRR shows for each
+// path of prefix.
+func linkBandwidths(f *netlab.FRR, prefix string) string {
+	out, err := f.Command("show bgp ipv4 unicast " + prefix + " json")
+	if err != nil {
+		return fmt.Sprintf("vtysh: %v", err)
+	}
+	var r struct {
+		Paths []struct {
+			Peer struct {
+				PeerID string `json:"peerId"`
+			} `json:"peer"`
+			ExtendedCommunity struct {
+				String string `json:"string"`
+			} `json:"extendedCommunity"`
+			Multipath bool `json:"multipath"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		return fmt.Sprintf("decode: %v", err)
+	}
+	var b strings.Builder
+	for _, p := range r.Paths {
+		fmt.Fprintf(&b, "[%s %q multipath=%v] ", p.Peer.PeerID, p.ExtendedCommunity.String, p.Multipath)
+	}
+	return b.String()
 }
