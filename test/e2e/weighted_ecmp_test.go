@@ -102,6 +102,12 @@ func TestWeightedECMPFollowsLocalEndpoints(t *testing.T) {
 	// Endpoints added on node 1 (and one moved away from node 3): 4:2:2.
 	update(t, slice, func(s *discoveryv1.EndpointSlice) { s.Endpoints = weightedEndpoints(nodes, []int{4, 2, 2}) })
 	waitWeights(t, f, prefix, addrs, []int{4, 2, 2})
+	// Node 3 again right away, sooner than the pacing interval after its last change:
+	// the agent holds the change back and sends it when the interval has passed.
+	changed := time.Now()
+	update(t, slice, func(s *discoveryv1.EndpointSlice) { s.Endpoints = weightedEndpoints(nodes, []int{4, 2, 1}) })
+	waitWeights(t, f, prefix, addrs, []int{4, 2, 1})
+	t.Logf("the second change of node 3 within the interval reached FRR after %s", time.Since(changed).Round(100*time.Millisecond))
 
 	for _, a := range addrs {
 		if got := dropped(t, f, a); got != before[a] {
