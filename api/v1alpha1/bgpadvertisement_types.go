@@ -172,6 +172,18 @@ type BGPAttributes struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=4294967295
 	MED *int64 `json:"med,omitempty"`
+
+	// WeightedECMP attaches the BGP link-bandwidth extended community (non-transitive)
+	// to the Service addresses of the entry, so a router that weighs multipath by it
+	// (FRR does) sends each node a share of the traffic proportional to what the node
+	// serves: for an address whose traffic policy
+	// is Local (externalTrafficPolicy for load-balancer and external IPs,
+	// internalTrafficPolicy for the cluster IP), 125000 bytes/s (1 Mbit/s) per ready
+	// endpoint on the node; otherwise 125000 bytes/s on every node (equal weights).
+	// A node lets one change of a Service's endpoint count through per 5 seconds at
+	// most (see docs/advertisements.md). Pod CIDR and node address entries ignore it.
+	// +optional
+	WeightedECMP bool `json:"weightedECMP,omitempty"`
 }
 
 // ASPathPrepend is how often and which AS number is prepended to the AS path.

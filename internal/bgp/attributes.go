@@ -11,7 +11,9 @@ import (
 // The higher MED and the longer prepend make the prefix less preferred: a source that
 // asks routers to avoid a node is not undone by a broader one. The next hop is the
 // peer's for the family, the same in both (a's when set). Merge is commutative, so the
-// order of sources does not matter.
+// order of sources does not matter. Of two link bandwidths the higher wins (one
+// advertisement asking for weighted ECMP is enough; the same node and Service give
+// the same bandwidth to every advertisement that asks).
 func (a PathAttributes) Merge(b PathAttributes) PathAttributes {
 	out := PathAttributes{
 		Communities:      append(slices.Clone(a.Communities), b.Communities...),
@@ -19,6 +21,7 @@ func (a PathAttributes) Merge(b PathAttributes) PathAttributes {
 		LocalPreference:  higher(a.LocalPreference, b.LocalPreference),
 		MED:              higher(a.MED, b.MED),
 		Prepend:          a.Prepend,
+		LinkBandwidth:    a.LinkBandwidth,
 		NextHop:          a.NextHop,
 	}
 	if !out.NextHop.IsValid() {
@@ -26,6 +29,9 @@ func (a PathAttributes) Merge(b PathAttributes) PathAttributes {
 	}
 	if cmp.Or(cmp.Compare(b.Prepend.Count, a.Prepend.Count), cmp.Compare(b.Prepend.ASN, a.Prepend.ASN)) > 0 {
 		out.Prepend = b.Prepend
+	}
+	if cmp.Or(cmp.Compare(b.LinkBandwidth.BytesPerSecond, a.LinkBandwidth.BytesPerSecond), cmp.Compare(b.LinkBandwidth.ASN, a.LinkBandwidth.ASN)) > 0 {
+		out.LinkBandwidth = b.LinkBandwidth
 	}
 	return out.Normalised()
 }

@@ -199,6 +199,10 @@ type PathAttributes struct {
 	Prepend ASPathPrepend
 	// MED is the MULTI_EXIT_DISC sent; nil leaves it unset.
 	MED *uint32
+	// LinkBandwidth is the link-bandwidth extended community sent, by which a router
+	// weighs this path against the other paths of a multipath route; BytesPerSecond 0
+	// sends none.
+	LinkBandwidth LinkBandwidth
 	// NextHop replaces the session's local address as the next hop. It is set for a
 	// family other than the session's own (IPv4 routes over an IPv6 session and the
 	// reverse), where the session's address is no next hop a router can use without
@@ -211,6 +215,13 @@ type PathAttributes struct {
 type ASPathPrepend struct {
 	ASN   uint32
 	Count uint8
+}
+
+// LinkBandwidth is the BGP link-bandwidth extended community (non-transitive, type
+// 0x40 subtype 0x04): the bandwidth ASN offers for the path, in bytes per second.
+type LinkBandwidth struct {
+	ASN            uint32
+	BytesPerSecond uint32
 }
 
 // LargeCommunity is an RFC 8092 large community.

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -58,6 +59,12 @@ type Index struct {
 	// touched are the Services whose refusal may have changed since TouchedRefusals
 	// last ran.
 	touched map[types.NamespacedName]struct{}
+	// pacer, when set, paces changes of the Services' local endpoint counts (see
+	// Pace); held are the Services it held back since Held last ran, with when to set
+	// them again.
+	pacer *Pacer
+	now   func() time.Time
+	held  map[types.NamespacedName]time.Duration
 }
 
 // sources are the contributions to one prefix of one peer. Nearly always there is one
@@ -81,7 +88,24 @@ func New(node string) *Index {
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
 		touched:      map[types.NamespacedName]struct{}{},
+		held:         map[types.NamespacedName]time.Duration{},
 	}
+}
+
+// Pace makes the index pace the changes of each Service's local endpoint count with p
+// (which outlives the index, so that a full build continues where the last index left
+// off), reading the time from now. A change p holds back that would change what a peer
+// is sent is left out, and the Service is listed by Held.
+func (x *Index) Pace(p *Pacer, now func() time.Time) {
+	x.pacer, x.now = p, now
+}
+
+// Held returns, and forgets, the Services whose latest endpoint count was held back
+// since the last call, each with how long until SetService takes it.
+func (x *Index) Held() map[types.NamespacedName]time.Duration {
+	out := x.held
+	x.held = map[types.NamespacedName]time.Duration{}
+	return out
 }
 
 // AddPeer registers a peer at addr with its pod CIDR paths and the rules that decide
@@ -112,7 +136,9 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 	var now map[PeerKey][]Route
 	var refused []Refusal
 	if svc != nil {
-		now, refused = x.serviceExports(svc, slices)
+		now, refused = x.serviceExports(key, svc, slices)
+	} else if x.pacer != nil {
+		x.pacer.Forget(key)
 	}
 	old := x.services[key]
 	// at is one peer's prefix whose export may change; syncs are the sources whose
@@ -267,15 +293,38 @@ func (x *Index) Fill(d bgp.Desired) {
 
 // serviceExports is what svc contributes to each peer whose rules give it something,
 // and its addresses that some rule selects but no rule allows (an address another
-// peer's rules announce is not refused).
-func (x *Index) serviceExports(svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[PeerKey][]Route, []Refusal) {
-	out := map[PeerKey][]Route{}
+// peer's rules announce is not refused). With a pacer, a change of the local endpoint
+// count that it holds back and that would change what a peer is sent is left out
+// (the last count stays) and key is listed in held.
+func (x *Index) serviceExports(key types.NamespacedName, svc *corev1.Service, endpointSlices []discoveryv1.EndpointSlice) (map[PeerKey][]Route, []Refusal) {
 	lbls := kbgpv1.ServiceLabels(svc.ObjectMeta)
-	local := hasLocalEndpoint(endpointSlices, x.node)
+	want := LocalEndpoints(endpointSlices, x.node)
+	if x.pacer == nil {
+		return x.routesWith(svc, lbls, want)
+	}
+	now := x.now()
+	count, wait := x.pacer.Pace(key, want, now)
+	out, refused := x.routesWith(svc, lbls, count)
+	if wait > 0 {
+		wanted, wantRefused := x.routesWith(svc, lbls, want)
+		if reflect.DeepEqual(out, wanted) {
+			// The count decides nothing the peers are sent (no weighted ECMP).
+			return wanted, wantRefused
+		}
+		x.held[key] = wait
+	}
+	x.pacer.Sent(key, count, now)
+	return out, refused
+}
+
+// routesWith is what svc, with localEndpoints ready endpoints on the node, contributes
+// to each peer (see serviceExports).
+func (x *Index) routesWith(svc *corev1.Service, lbls labels.Set, localEndpoints int) (map[PeerKey][]Route, []Refusal) {
+	out := map[PeerKey][]Route{}
 	var refused []Refusal
 	announced := map[netip.Addr]bool{}
 	for p, rules := range x.rules {
-		routes, no := rules.Routes(svc, lbls, local)
+		routes, no := rules.Routes(svc, lbls, localEndpoints)
 		refused = append(refused, no...)
 		for _, r := range routes {
 			announced[r.Prefix.Addr()] = true

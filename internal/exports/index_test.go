@@ -19,7 +19,7 @@ import (
 // attribute set: the index's own behaviour, without intent's advertisements.
 type announceAll struct{ attrs bgp.PathAttributes }
 
-func (a *announceAll) Routes(svc *corev1.Service, _ labels.Set, _ bool) ([]Route, []Refusal) {
+func (a *announceAll) Routes(svc *corev1.Service, _ labels.Set, _ int) ([]Route, []Refusal) {
 	var out []Route
 	for _, addr := range ServiceAddresses(svc, kbgpv1.ServiceExternalIP) {
 		out = append(out, Route{Prefix: netip.PrefixFrom(addr, addr.BitLen()), Attributes: &a.attrs})

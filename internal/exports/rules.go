@@ -19,9 +19,9 @@ import (
 type Rules interface {
 	// Routes are the host routes of svc the peer is sent, each prefix once with its
 	// attributes, and the addresses the rules select but do not allow. lbls are
-	// svc's kbgpv1.ServiceLabels; local says whether svc has a ready endpoint on the
-	// node (for traffic policy Local).
-	Routes(svc *corev1.Service, lbls labels.Set, local bool) ([]Route, []Refusal)
+	// svc's kbgpv1.ServiceLabels; localEndpoints is how many ready endpoints svc has
+	// on the node (for traffic policy Local, and the weights of weighted ECMP).
+	Routes(svc *corev1.Service, lbls labels.Set, localEndpoints int) ([]Route, []Refusal)
 }
 
 // Route is what one source gives one peer for one prefix. Attributes is shared, by
@@ -82,18 +82,19 @@ func ServiceAddresses(svc *corev1.Service, kind kbgpv1.ServiceAddressType) []net
 	return out
 }
 
-// hasLocalEndpoint reports whether one of the endpoints on node is ready. An endpoint
-// without a ready condition counts as ready (the API's rule).
-func hasLocalEndpoint(slices []discoveryv1.EndpointSlice, node string) bool {
+// LocalEndpoints counts the ready endpoints on node. An endpoint without a ready
+// condition counts as ready (the API's rule). Endpoints are not de-duplicated across
+// slices: the agent's cache keeps of an endpoint only its node and conditions, and an
+// endpoint two slices list for a moment (while one replaces the other) weighs double
+// only that long.
+func LocalEndpoints(slices []discoveryv1.EndpointSlice, node string) int {
+	n := 0
 	for _, slice := range slices {
 		for _, ep := range slice.Endpoints {
-			if ep.NodeName == nil || *ep.NodeName != node {
-				continue
-			}
-			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-				return true
+			if ep.NodeName != nil && *ep.NodeName == node && (ep.Conditions.Ready == nil || *ep.Conditions.Ready) {
+				n++
 			}
 		}
 	}
-	return false
+	return n
 }

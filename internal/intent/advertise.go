@@ -48,6 +48,9 @@ func peerAdvertisements(in Input, fams []familyAdvertisements, localASN uint32, 
 					}
 				case kbgpv1.AdvertisementService:
 					if r, ok := newServiceRule(adv.Name, a, fa.family, attrs, in); ok {
+						if a.Attributes != nil && a.Attributes.WeightedECMP {
+							r.weighted, r.bandwidthASN = map[uint32]*bgp.PathAttributes{}, localASN
+						}
 						rules = append(rules, r)
 					}
 				}

@@ -56,6 +56,11 @@ type Input struct {
 	// state, Service events included); peers and instances that cannot be built now keep
 	// running as they are.
 	Previous bgp.Desired
+	// Pacer, when set, paces the changes of the Services' local endpoint counts that
+	// weighted ECMP announces (exports.Index.Pace), at the times Now gives; it outlives
+	// the Build, so a full build continues where the Service events left off.
+	Pacer *exports.Pacer
+	Now   func() time.Time
 
 	// poolRanges are LoadBalancerIPPools' blocks, parsed once per Build.
 	poolRanges []PoolRange
@@ -92,6 +97,9 @@ func Build(in Input) Result {
 	}
 	res.Exports = exports.New(in.NodeConfig.Name)
 	res.Aggregation = aggregationLengths(in.Advertisements)
+	if in.Pacer != nil {
+		res.Exports.Pace(in.Pacer, in.Now)
+	}
 	in.poolRanges = PoolRanges(in.LoadBalancerIPPools)
 	in.nodeOwned = nodeOwned(in.Node)
 	for _, inst := range in.NodeConfig.Spec.BGPInstances {

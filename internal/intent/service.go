@@ -27,6 +27,11 @@ type serviceRule struct {
 	allowedRanges
 	// aggregates is shared by the copies of the rule (see aggregate.go).
 	aggregates *aggregates
+	// weighted holds, when the entry asks for weighted ECMP, the rule's attributes
+	// with each link bandwidth given so far (see weightedAttributes); nil otherwise.
+	// bandwidthASN is the AS the link bandwidth is announced from.
+	weighted     map[uint32]*bgp.PathAttributes
+	bandwidthASN uint32
 }
 
 // serviceRules are the Service rules of one peer: what decides, for the exports.Index,
@@ -34,9 +39,9 @@ type serviceRule struct {
 type serviceRules []serviceRule
 
 // Routes implements exports.Rules. A prefix one rule selects points at that rule's
-// attributes; only a prefix several rules select gets an attribute set of its own,
-// their merge.
-func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, local bool) ([]exports.Route, []exports.Refusal) {
+// attributes (with weighted ECMP, at the rule's attributes with that link bandwidth);
+// only a prefix several rules select gets an attribute set of its own, their merge.
+func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, localEndpoints int) ([]exports.Route, []exports.Refusal) {
 	var routes []exports.Route
 	var refused []exports.Refusal
 	seen := map[netip.Prefix]int{}
@@ -45,16 +50,20 @@ func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, local bool) 
 		if !r.selector.Matches(lbls) {
 			continue
 		}
-		prefixes, no := serviceHostRoutes(svc, lbls, r, local)
+		hosts, no := serviceHostRoutes(svc, lbls, r, localEndpoints > 0)
 		refused = append(refused, no...)
-		for _, prefix := range prefixes {
-			j, dup := seen[prefix]
+		for _, h := range hosts {
+			attrs := &r.attrs
+			if r.weighted != nil {
+				attrs = r.weightedAttributes(linkBandwidth(r.bandwidthASN, h.nodeLocal, localEndpoints))
+			}
+			j, dup := seen[h.prefix]
 			if !dup {
-				seen[prefix] = len(routes)
-				routes = append(routes, exports.Route{Prefix: prefix, Attributes: &r.attrs})
+				seen[h.prefix] = len(routes)
+				routes = append(routes, exports.Route{Prefix: h.prefix, Attributes: attrs})
 				continue
 			}
-			merged := routes[j].Attributes.Merge(r.attrs)
+			merged := routes[j].Attributes.Merge(*attrs)
 			routes[j].Attributes = &merged
 		}
 	}
@@ -69,10 +78,11 @@ func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, local bool) 
 // node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
 // addresses than the rule's maxAddressesPerService is refused as a whole: the cap
 // counts addresses, aggregated or not.
-func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []netip.Prefix, refused []exports.Refusal) {
+func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []hostRoute, refused []exports.Refusal) {
 	addresses := 0
 	for _, kind := range r.entry.Service.Addresses {
-		if nodeLocal(svc, kind) && !local {
+		kindLocal := nodeLocal(svc, kind)
+		if kindLocal && !local {
 			continue
 		}
 		for _, addr := range exports.ServiceAddresses(svc, kind) {
@@ -84,8 +94,9 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 				continue
 			}
 			addresses++
-			if p := r.announcedPrefix(svc, lbls, kind, addr); !slices.Contains(routes, p) {
-				routes = append(routes, p)
+			p := r.announcedPrefix(svc, lbls, kind, addr)
+			if !slices.ContainsFunc(routes, func(h hostRoute) bool { return h.prefix == p }) {
+				routes = append(routes, hostRoute{prefix: p, nodeLocal: kindLocal})
 			}
 		}
 	}
@@ -93,6 +104,14 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 		return nil, append(refused, tooMany(addresses, limit, r.advertisement))
 	}
 	return routes, refused
+}
+
+// hostRoute is a host route of a Service address (or the aggregate announced in its
+// place, only ever of Cluster addresses), and whether the address's traffic policy is
+// Local (see nodeLocal).
+type hostRoute struct {
+	prefix    netip.Prefix
+	nodeLocal bool
 }
 
 // nodeLocal reports whether the Service keeps the traffic of the address kind on nodes

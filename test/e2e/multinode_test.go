@@ -142,31 +142,47 @@ func TestSeveralNodesOneService(t *testing.T) {
 // FRR), an advertisement of load-balancer IPs and a pool for the test's namespace.
 func createMultiNodeObjects(t *testing.T, nodes []string) {
 	t.Helper()
+	createSegmentObjects(t, segment{label: multiLabel, namespace: multiNS, frr: multiFRR, nodeNet: "10.71.0",
+		pool: kbgpv1.IPBlock{Start: "10.74.0.10", Stop: "10.74.0.20"}}, nodes)
+}
+
+// segment are the objects of a multi-node test: nodes at nodeNet.11, .12, ... peering
+// with FRR at frr, an advertisement of load-balancer IPs (with attrs) and a pool for
+// namespace, all named and labelled label.
+type segment struct {
+	label, namespace, frr, nodeNet string
+	pool                           kbgpv1.IPBlock
+	attrs                          *kbgpv1.BGPAttributes
+}
+
+func createSegmentObjects(t *testing.T, sg segment, nodes []string) {
+	t.Helper()
 	ensureNamespace(t)
-	if err := server.EnsureNamespace(context.Background(), multiNS); err != nil {
+	if err := server.EnsureNamespace(context.Background(), sg.namespace); err != nil {
 		t.Fatal(err)
 	}
-	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": multiLabel}}
-	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.BGPPeerConfigSpec{
+	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"advertise": kbgpv1.LabelValue(sg.label)}}
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: sg.label}, Spec: kbgpv1.BGPPeerConfigSpec{
 		Timers:           &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
 		GracefulShutdown: &kbgpv1.BGPGracefulShutdown{Enabled: true, WaitSeconds: ptr.To[int32](0)},
 		Families:         []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}}}}
-	cc := segmentClusterConfig(multiLabel, multiFRR)
-	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: multiLabel, Labels: map[string]string{"advertise": multiLabel}},
+	cc := segmentClusterConfig(sg.label, sg.frr)
+	ad := &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: sg.label, Labels: map[string]string{"advertise": sg.label}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
 			AdvertisementType: kbgpv1.AdvertisementService,
 			Service:           &kbgpv1.ServiceAdvertisement{Addresses: []kbgpv1.ServiceAddressType{kbgpv1.ServiceLoadBalancerIP}},
+			Attributes:        sg.attrs,
 		}}}}
-	pool := &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: multiLabel}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
-		Blocks:          []kbgpv1.IPBlock{{Start: "10.74.0.10", Stop: "10.74.0.20"}},
-		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": multiNS}},
+	pool := &kbgpv1.LoadBalancerIPPool{ObjectMeta: metav1.ObjectMeta{Name: sg.label}, Spec: kbgpv1.LoadBalancerIPPoolSpec{
+		Blocks:          []kbgpv1.IPBlock{sg.pool},
+		ServiceSelector: &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"kbgp.io/service-namespace": kbgpv1.LabelValue(sg.namespace)}},
 	}}
 	create(t, pc, cc, ad, pool)
 	addrs := make([]string, len(nodes))
 	for i := range nodes {
-		addrs[i] = fmt.Sprintf("10.71.0.%d", 11+i)
+		addrs[i] = fmt.Sprintf("%s.%d", sg.nodeNet, 11+i)
 	}
-	createSegmentNodes(t, multiLabel, nodes, addrs)
+	createSegmentNodes(t, sg.label, nodes, addrs)
 }
 
 // segmentClusterConfig is the cluster config of the multi-node tests: the nodes

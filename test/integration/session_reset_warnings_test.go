@@ -52,6 +52,15 @@ spec:
     peers:
     - {name: tor-a, localAddress: 10.1.1.10, localPort: 40179}
 `
+	warnAdvertisement = `apiVersion: kbgp.io/v1alpha1
+kind: BGPAdvertisement
+metadata: {name: warn-adv}
+spec:
+  advertisements:
+  - advertisementType: Service
+    service: {addresses: [LoadBalancerIP]}
+    attributes: {med: 10}
+`
 	warnSecret = `apiVersion: v1
 kind: Secret
 metadata: {name: warn-auth, namespace: kbgp-system}
@@ -123,6 +132,7 @@ func meshClusterConfig(reflectors string) string {
 
 // keptEdits reset nothing and must produce no warning.
 var keptEdits = []resetEdit{
+	{base: warnAdvertisement, edited: strings.Replace(warnAdvertisement, "{med: 10}", "{med: 10, weightedECMP: true}", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "keepAliveTimeSeconds: 30", "keepAliveTimeSeconds: 10", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "ebgpMultihop: 1", "ebgpMultihop: 1\n  gracefulShutdown: {enabled: true, waitSeconds: 60}", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}", "{afi: ipv6, safi: unicast}, {afi: ipv4, safi: unicast, advertisements: {matchLabels: {a: b}}}", 1)},

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +28,7 @@ import (
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/agent/report"
 	"kbgp.io/kbgp/internal/checkpoint"
+	"kbgp.io/kbgp/internal/exports"
 	"kbgp.io/kbgp/internal/intent"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/speakers"
@@ -61,6 +63,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		nodeEvents: make(chan event.GenericEvent, 1),
 		reserved:   intent.NewReserved(),
 		cidrEvents: make(chan event.GenericEvent, 1),
+		pacer:      exports.NewPacer(exports.WeightInterval),
 	}
 	r.serviceCIDRs = &serviceCIDRWatch{discovery: c.Clientset.Discovery(), clientset: c.Clientset, logger: c.Logger, changed: func() {
 		select { // one pending event is enough: it re-reads every ServiceCIDR
@@ -177,5 +180,11 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		WatchesRawSource(source.TypedChannel(r.cidrEvents, toServiceCIDRs)).
 		Watches(&corev1.Service{}, toService).
 		Watches(&discoveryv1.EndpointSlice{}, sliceToService).
+		// No events: it keeps the queue, for the Services whose weight change waits
+		// (requeueHeld).
+		WatchesRawSource(source.TypedFunc[request](func(_ context.Context, q workqueue.TypedRateLimitingInterface[request]) error {
+			r.queue.Store(&q)
+			return nil
+		})).
 		Complete(metrics.InstrumentTyped(reconcile.TypedFunc[request](r.reconcile)))
 }

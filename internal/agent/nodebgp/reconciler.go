@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -62,6 +63,11 @@ type Reconciler struct {
 	// aggregation are the aggregation lengths of the last full build's
 	// advertisements, for reconcileReserved.
 	aggregation intent.AggregationLengths
+	// pacer paces the Services' weight changes across full builds (see
+	// exports.WeightInterval); queue is the controller's, to set a Service it held
+	// back again when its interval has passed.
+	pacer *exports.Pacer
+	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[request]]
 	// restart keeps a restore from the checkpoint from overwriting the API server's
 	// state, and records what the speakers run after each apply.
 	restart *checkpoint.Restart
@@ -118,7 +124,9 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 		return reconcile.Result{}, err
 	}
 	r.reserved = in.Reserved
+	in.Pacer, in.Now = r.pacer, time.Now
 	res := intent.Build(in)
+	r.requeueHeld(res.Exports)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
 	if applyErr == nil {
 		r.drain.observe(res.ShutdownWait, now)

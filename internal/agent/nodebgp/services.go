@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"kbgp.io/kbgp/internal/bgp"
+	"kbgp.io/kbgp/internal/exports"
 	"kbgp.io/kbgp/internal/intent"
 )
 
@@ -59,6 +60,7 @@ func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedNam
 		}
 		changes.Append(r.exports.SetService(key, svc, slices.Items))
 	}
+	r.requeueHeld(r.exports)
 	// These Services' refusals, and those of the Services claiming an address whose
 	// owner they changed.
 	for _, k := range r.exports.TouchedRefusals() {
@@ -75,4 +77,16 @@ func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedNam
 	}
 	r.status.Trigger()
 	return reconcile.Result{}, nil
+}
+
+// requeueHeld sets each Service the index held back (exports.Index.Held) again once its
+// interval has passed; the latest count then wins. A Service event in between sets it
+// sooner, and is held back again if its interval has not passed.
+func (r *Reconciler) requeueHeld(x *exports.Index) {
+	q := r.queue.Load()
+	for key, wait := range x.Held() {
+		if q != nil {
+			(*q).AddAfter(serviceRequest(key), wait)
+		}
+	}
 }

@@ -169,8 +169,8 @@ func exportStatement(addr netip.Addr, g cellEdit) *api.Statement {
 }
 
 // exportActions sets ORIGIN IGP (undoing the flip of a re-added path, see addPaths),
-// replaces the communities, sets the local preference and the MED and prepends to the AS
-// path. GoBGP's API cannot set a local preference of 0 (it reads 0 as "no action"); such
+// replaces the communities, sets the local preference and the MED, prepends to the AS
+// path and replaces the extended communities with the link bandwidth. GoBGP's API cannot set a local preference of 0 (it reads 0 as "no action"); such
 // a prefix goes to an iBGP peer with GoBGP's default of 100. A MED of 0 is set.
 func exportActions(a bgp.PathAttributes) *api.Actions {
 	out := &api.Actions{
@@ -202,10 +202,27 @@ func exportActions(a bgp.PathAttributes) *api.Actions {
 		// the copies go in front of it.
 		out.AsPrepend = &api.AsPrependAction{Asn: a.Prepend.ASN, Repeat: uint32(a.Prepend.Count)}
 	}
+	if lb := a.LinkBandwidth; lb.BytesPerSecond > 0 {
+		out.ExtCommunity = &api.CommunityAction{Type: api.CommunityAction_TYPE_REPLACE, Communities: []string{linkBandwidthCommunity(lb)}}
+	}
 	if a.NextHop.IsValid() {
 		out.Nexthop = &api.NexthopAction{Address: a.NextHop.String()}
 	}
 	return out
+}
+
+// asTrans stands for a 4-octet AS number in a 2-octet field (RFC 6793).
+const asTrans = 23456
+
+// linkBandwidthCommunity is the link-bandwidth extended community in GoBGP's policy
+// syntax, "lb:AS:bytes per second". Its AS field has 2 octets: a 4-octet ASN is sent as
+// AS_TRANS, as FRR does; routers weigh by the bandwidth alone.
+func linkBandwidthCommunity(lb bgp.LinkBandwidth) string {
+	asn := lb.ASN
+	if asn > 0xffff {
+		asn = asTrans
+	}
+	return fmt.Sprintf("lb:%d:%d", asn, lb.BytesPerSecond)
 }
 
 // reexport re-runs the peer's export policy on everything (soft reset out): the only

@@ -193,7 +193,7 @@ func attributesKey(a bgp.PathAttributes) string {
 	if a.MED != nil {
 		med = fmt.Sprint(*a.MED)
 	}
-	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp, med, a.Prepend, a.NextHop)
+	return fmt.Sprint(slices.Compact(cs), slices.Compact(ls), lp, med, a.Prepend, a.LinkBandwidth, a.NextHop)
 }
 
 func compareCellEdit(a, b cellEdit) int {

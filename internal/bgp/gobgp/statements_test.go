@@ -113,7 +113,11 @@ func TestExportActions(t *testing.T) {
 	if !cmp.Equal(got.LargeCommunity.GetCommunities(), []string{"65001:1:2"}) || got.LocalPref.GetValue() != 200 {
 		t.Errorf("large community %v, local preference %v", got.LargeCommunity, got.LocalPref)
 	}
-	if plain := exportActions(bgp.PathAttributes{}); plain.Community != nil || plain.LargeCommunity != nil || plain.LocalPref != nil {
+	lb := exportActions(bgp.PathAttributes{LinkBandwidth: bgp.LinkBandwidth{ASN: 65001, BytesPerSecond: 375000}})
+	if lb.ExtCommunity.GetType().String() != "TYPE_REPLACE" || !cmp.Equal(lb.ExtCommunity.GetCommunities(), []string{"lb:65001:375000"}) {
+		t.Errorf("link bandwidth action = %v", lb.ExtCommunity)
+	}
+	if plain := exportActions(bgp.PathAttributes{}); plain.Community != nil || plain.LargeCommunity != nil || plain.LocalPref != nil || plain.ExtCommunity != nil {
 		t.Errorf("no attributes must set no attribute, got %v", plain)
 	}
 	for _, a := range []*api.Actions{got, exportActions(bgp.PathAttributes{})} {

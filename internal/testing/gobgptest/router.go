@@ -106,3 +106,13 @@ func freePort(t *testing.T, addr netip.Addr) uint16 {
 	defer l.Close()
 	return uint16(l.Addr().(*net.TCPAddr).Port)
 }
+
+// UpdatesReceived is how many UPDATE messages the neighbor at addr sent.
+func (r *Router) UpdatesReceived(t *testing.T, addr netip.Addr) uint64 {
+	t.Helper()
+	n, err := r.Upstream.UpdatesReceived(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

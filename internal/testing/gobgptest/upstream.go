@@ -284,3 +284,16 @@ func (u *Upstream) WatchArrivals(ctx context.Context, fn func(Arrival)) error {
 	}
 	return nil
 }
+
+// UpdatesReceived is how many UPDATE messages the neighbor at addr sent, by GoBGP's
+// counters of the session.
+func (u *Upstream) UpdatesReceived(ctx context.Context, addr netip.Addr) (uint64, error) {
+	var n uint64
+	err := u.srv.ListPeer(ctx, &api.ListPeerRequest{Address: addr.String()}, func(p *api.Peer) {
+		n = p.GetState().GetMessages().GetReceived().GetUpdate()
+	})
+	if err != nil {
+		return 0, fmt.Errorf("upstream: list neighbor %s: %w", addr, err)
+	}
+	return n, nil
+}

@@ -45,6 +45,12 @@ func Route(neighbor netip.Addr, prefix netip.Prefix, p *apiutil.Path) bgp.Receiv
 		case *gobgppacket.PathAttributeMultiExitDisc:
 			med := v.Value
 			r.Attributes.MED = &med
+		case *gobgppacket.PathAttributeExtendedCommunities:
+			for _, c := range v.Value {
+				if lb, ok := c.(*gobgppacket.LinkBandwidthExtended); ok {
+					r.Attributes.LinkBandwidth = bgp.LinkBandwidth{ASN: uint32(lb.AS), BytesPerSecond: uint32(lb.Bandwidth)}
+				}
+			}
 		}
 	}
 	return r
