@@ -124,6 +124,10 @@ type Peer struct {
 	// its RouteSink (the pod network installs the other nodes' pod CIDRs); a change
 	// applies to the running session. The speaker itself never imports a route.
 	ImportPodRoutes []Family
+	// ImportRoutes are the families whose received routes the speaker reports to its
+	// RouteSink for the node's kernel under an import policy; like ImportPodRoutes, a
+	// change applies to the running session.
+	ImportRoutes map[Family]RouteImport
 }
 
 // BFD is the single-hop BFD (RFC 5880, 5881) configuration of a peer: when BFD goes
