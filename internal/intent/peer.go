@@ -88,6 +88,12 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			if f.ImportPodRoutes {
 				p.ImportPodRoutes = append(p.ImportPodRoutes, fam)
 			}
+			if f.Import != nil {
+				if p.ImportRoutes == nil {
+					p.ImportRoutes = map[bgp.Family]bgp.RouteImport{}
+				}
+				p.ImportRoutes[fam] = routeImport(*f.Import, fam)
+			}
 		}
 	}
 	// Every family is capped, by default too: a peer's unbounded table would take the

@@ -32,9 +32,9 @@ func (s *recordingSink) Received(routes []bgp.PeerRoute) {
 		}
 	}
 }
-func (s *recordingSink) EndOfRIB(netip.Addr, bgp.Family)  {}
+func (s *recordingSink) EndOfRIB(netip.Addr, bgp.Family)              {}
 func (s *recordingSink) Importing(netip.Addr, bgp.Family, bgp.Import) {}
-func (s *recordingSink) Forget(netip.Addr, bgp.Family)    {}
+func (s *recordingSink) Forget(netip.Addr, bgp.Family)                {}
 
 // TestReplayDropsLoopsAsTheStreamDoes runs the speaker against a real GoBGP peer on
 // loopback that sends one clean path and one whose AS_PATH holds the speaker's AS.
