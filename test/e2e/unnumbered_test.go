@@ -39,24 +39,7 @@ func TestUnnumberedSessionsToTwoToRs(t *testing.T) {
 	lab := netlab.New(t)
 	node := lab.Namespace("node")
 	nodeName := "e2e-host-" + strings.Trim(lab.Prefix(), "-")
-	tors := map[string]*netlab.FRR{}
-	for i, up := range []string{"up1", "up2"} {
-		ns := lab.Namespace("tor" + up[2:])
-		lab.Link(node, up, nil, ns, "to-node", nil)
-		tors[up] = netlab.StartFRR(ns, netlab.FRRConfig{
-			ASN: uint32(65101 + i), RouterID: "10.34.0." + up[2:], Zebra: true,
-			RawConfig: `
-neighbor to-node interface remote-as external
-neighbor to-node timers connect 1
-address-family ipv4 unicast
- network ` + torPrefix + `
-exit-address-family
-address-family ipv6 unicast
- neighbor to-node activate
-exit-address-family
-`,
-		})
-	}
+	tors := startToRs(lab, node, "", nil)
 
 	ensureNamespace(t)
 	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
@@ -116,6 +99,36 @@ exit-address-family
 		}
 		return false, "up9 not in failedResources"
 	})
+}
+
+// startToRs links the node namespace to two ToR namespaces (node up1 ↔ tor1 to-node,
+// up2 ↔ tor2), link-local addresses only, and starts FRR with zebra on each: AS
+// 65101 and 65102, `neighbor to-node interface remote-as external`, announcing
+// torPrefix, with ipv4 added to its IPv4 address family. before, when set, runs on
+// each ToR's namespace before FRR starts (more links, addresses).
+func startToRs(lab *netlab.Lab, node *netlab.Namespace, ipv4 string, before func(up string, tor *netlab.Namespace)) map[string]*netlab.FRR {
+	tors := map[string]*netlab.FRR{}
+	for i, up := range []string{"up1", "up2"} {
+		ns := lab.Namespace("tor" + up[2:])
+		lab.Link(node, up, nil, ns, "to-node", nil)
+		if before != nil {
+			before(up, ns)
+		}
+		tors[up] = netlab.StartFRR(ns, netlab.FRRConfig{
+			ASN: uint32(65101 + i), RouterID: "10.34.0." + up[2:], Zebra: true,
+			RawConfig: `
+neighbor to-node interface remote-as external
+neighbor to-node timers connect 1
+address-family ipv4 unicast
+ network ` + torPrefix + `
+` + ipv4 + `exit-address-family
+address-family ipv6 unicast
+ neighbor to-node activate
+exit-address-family
+`,
+		})
+	}
+	return tors
 }
 
 // linkLocal is the IPv6 link-local address of ifname in ns.
