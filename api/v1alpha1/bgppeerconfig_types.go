@@ -191,8 +191,7 @@ const (
 )
 
 // BGPFamily is one AFI/SAFI negotiated with a peer and the advertisements sent in it.
-// +kubebuilder:validation:XValidation:rule="!has(self.import) || !has(self.import.prefixes) || self.import.prefixes.all(p, !isCIDR(p.prefix) || cidr(p.prefix).ip().family() == (self.afi == 'ipv4' ? 4 : 6))",message="import.prefixes must be of the family's address family"
-// +kubebuilder:validation:XValidation:rule="!has(self.import) || !has(self.import.prefixes) || self.import.prefixes.all(p, (!has(p.ge) || p.ge <= (self.afi == 'ipv4' ? 32 : 128)) && (!has(p.le) || p.le <= (self.afi == 'ipv4' ? 32 : 128)))",message="import.prefixes ge and le must be at most the family's address length (32 for ipv4, 128 for ipv6)"
+// +kubebuilder:validation:XValidation:rule="!has(self.__import__) || !has(self.__import__.prefixes) || self.__import__.prefixes.all(p, p.prefix.contains(':') == (self.afi == 'ipv6'))",message="import.prefixes must be of the family's address family"
 type BGPFamily struct {
 	// AFI is ipv4 or ipv6.
 	AFI AFI `json:"afi"`
@@ -276,6 +275,7 @@ const DefaultImportMaxRoutes = 1000
 // +kubebuilder:validation:XValidation:rule="!has(self.ge) || !isCIDR(self.prefix) || self.ge >= cidr(self.prefix).prefixLength()",message="ge must be at least the prefix's length"
 // +kubebuilder:validation:XValidation:rule="!has(self.le) || !isCIDR(self.prefix) || self.le >= cidr(self.prefix).prefixLength()",message="le must be at least the prefix's length"
 // +kubebuilder:validation:XValidation:rule="!has(self.ge) || !has(self.le) || self.ge <= self.le",message="ge must be less than or equal to le"
+// +kubebuilder:validation:XValidation:rule="!isCIDR(self.prefix) || ((!has(self.ge) || self.ge <= (cidr(self.prefix).ip().family() == 4 ? 32 : 128)) && (!has(self.le) || self.le <= (cidr(self.prefix).ip().family() == 4 ? 32 : 128)))",message="ge and le must be at most the address length (32 for IPv4, 128 for IPv6)"
 type ImportPrefix struct {
 	// Prefix is a CIDR of the family, without host bits, such as 10.0.0.0/8.
 	Prefix CIDR `json:"prefix"`

@@ -203,7 +203,7 @@ func kernelRoutes(mgr ctrl.Manager, o Options, changed func()) (*routes.Installe
 	metrics.SetPeerImports(func() []metrics.PeerImport {
 		var out []metrics.PeerImport
 		for peer, c := range installer.Counts() {
-			out = append(out, metrics.PeerImport{Peer: peer.String(), Installed: c.Installed, Rejected: c.Rejected})
+			out = append(out, metrics.PeerImport{Address: peer.String(), Installed: c.Installed, Rejected: c.Rejected})
 		}
 		return out
 	})

@@ -10,15 +10,15 @@ import (
 // PeerImport is one importing peer's routes: in the node's kernel via its next hop,
 // and refused (by its import rules, its import cap, or a route kbgp did not install).
 type PeerImport struct {
-	Peer                string
+	Address             string
 	Installed, Rejected int
 }
 
 var (
 	peerRoutesInstalled = prometheus.NewDesc("kbgp_peer_routes_installed",
-		"Routes an importing peer sent that are in the node's kernel via its next hop (importPodRoutes, import).", []string{"peer"}, nil)
+		"Routes an importing peer sent that are in the node's kernel via its next hop (importPodRoutes, import).", []string{"address"}, nil)
 	peerRoutesRejected = prometheus.NewDesc("kbgp_peer_routes_rejected",
-		"Routes an importing peer sent that are not installed: refused by importPodRoutes' rules or the import policy, past import.maxRoutes, or a route kbgp did not install in the way.", []string{"peer"}, nil)
+		"Routes an importing peer sent that are not installed: refused by importPodRoutes' rules or the import policy, past import.maxRoutes, or a route kbgp did not install in the way.", []string{"address"}, nil)
 
 	importsMu sync.Mutex
 	imports   func() []PeerImport
@@ -41,8 +41,8 @@ func (importCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, p := range read() {
-		ch <- prometheus.MustNewConstMetric(peerRoutesInstalled, prometheus.GaugeValue, float64(p.Installed), p.Peer)
-		ch <- prometheus.MustNewConstMetric(peerRoutesRejected, prometheus.GaugeValue, float64(p.Rejected), p.Peer)
+		ch <- prometheus.MustNewConstMetric(peerRoutesInstalled, prometheus.GaugeValue, float64(p.Installed), p.Address)
+		ch <- prometheus.MustNewConstMetric(peerRoutesRejected, prometheus.GaugeValue, float64(p.Rejected), p.Address)
 	}
 }
 
