@@ -47,7 +47,8 @@ func TestFabricDefaultRouteInTheKernel(t *testing.T) {
 		tor.AddRoute(hostServer+"/32", "10.36."+n+".2")
 	})
 	srv.AddRoute(hostLoopback+"/32", "10.36.2.1")
-	srv.Start("socat", "TCP-LISTEN:"+fmt.Sprint(hostServerPort)+",bind="+hostServer+",fork,reuseaddr", "EXEC:cat")
+	srv.Start("echo", "socat", "TCP-LISTEN:"+fmt.Sprint(hostServerPort)+",bind="+hostServer+",fork,reuseaddr", "EXEC:cat")
+	srv.WaitTCPListening(hostServerPort, 10*time.Second)
 
 	ensureNamespace(t)
 	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
