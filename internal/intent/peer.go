@@ -88,7 +88,8 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 			if f.ImportPodRoutes {
 				p.ImportPodRoutes = append(p.ImportPodRoutes, fam)
 			}
-			if f.Import != nil {
+			// The kernel routes go into the main table: a VRF's peers import nothing.
+			if f.Import != nil && np.VRF == "" {
 				if p.ImportRoutes == nil {
 					p.ImportRoutes = map[bgp.Family]bgp.RouteImport{}
 				}
