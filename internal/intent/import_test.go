@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -39,5 +40,25 @@ func TestRouteImport(t *testing.T) {
 		if diff := cmp.Diff(tc.want, routeImport(tc.in, tc.fam), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// TestImportPolicyPeers: a family's import policy reaches the peer in the default VRF;
+// a VRF peer's is dropped, since the routes would go into the main table.
+func TestImportPolicyPeers(t *testing.T) {
+	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "uplink"}, Spec: kbgpv1.BGPPeerConfigSpec{
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Import: &kbgpv1.RouteImport{AllowDefaultRoute: true}}},
+	}}
+	inVRF := nodePeer("blue", "10.1.1.2", 65002, "uplink")
+	inVRF.VRF = "blue"
+	res := build(Input{NodeConfig: nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, "uplink"), inVRF), Node: node(),
+		PeerConfigs: map[string]*kbgpv1.BGPPeerConfig{"uplink": pc}, MissingVRFs: map[string]struct{}{}})
+	want := map[bgp.Family]bgp.RouteImport{bgp.FamilyIPv4Unicast: {AllowDefaultRoute: true, MaxRoutes: kbgpv1.DefaultImportMaxRoutes}}
+	if got := res.Desired.Instances[key].Peers["tor"].Peer.ImportRoutes; !cmp.Equal(want, got) {
+		t.Errorf("tor's import: %v, want %v", got, want)
+	}
+	blue := res.Desired.Instances[bgp.InstanceKey{LocalASN: 65001, VRF: "blue"}].Peers["blue"]
+	if blue.Peer.Name != "blue" || blue.Peer.ImportRoutes != nil {
+		t.Errorf("the VRF peer %q imports %v, want a peer without import", blue.Peer.Name, blue.Peer.ImportRoutes)
 	}
 }
