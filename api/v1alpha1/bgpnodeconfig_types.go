@@ -347,6 +347,18 @@ type BGPNodePeerStatus struct {
 	// RoutesAdvertised is the number of paths sent to the peer.
 	// +optional
 	RoutesAdvertised int64 `json:"routesAdvertised"`
+
+	// RoutesInstalled is the number of routes the peer sent that are in the node's
+	// kernel via its next hop (importPodRoutes, or a family's import policy); absent
+	// for a peer that imports nothing.
+	// +optional
+	RoutesInstalled *int64 `json:"routesInstalled,omitempty"`
+
+	// RoutesRejected is the number of routes the peer sent in an importing family that
+	// are not installed: refused by importPodRoutes' rules or the import policy, past
+	// its maxRoutes, or where the table has a route kbgp did not install.
+	// +optional
+	RoutesRejected *int64 `json:"routesRejected,omitempty"`
 }
 
 // BGPNegotiatedTimers are the timers in effect on an established session.

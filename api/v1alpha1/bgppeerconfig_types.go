@@ -191,6 +191,7 @@ const (
 )
 
 // BGPFamily is one AFI/SAFI negotiated with a peer and the advertisements sent in it.
+// +kubebuilder:validation:XValidation:rule="!has(self.__import__) || !has(self.__import__.prefixes) || self.__import__.prefixes.all(p, p.prefix.contains(':') == (self.afi == 'ipv6'))",message="import.prefixes must be of the family's address family"
 type BGPFamily struct {
 	// AFI is ipv4 or ipv6.
 	AFI AFI `json:"afi"`
@@ -227,6 +228,75 @@ type BGPFamily struct {
 	// OPEN: changing it resets the sessions of the peers that use this peer config.
 	// +optional
 	AddPaths *BGPAddPaths `json:"addPaths,omitempty"`
+
+	// Import installs the routes this peer sends in this family that the policy
+	// accepts into the node's main routing table, under kbgp's own route protocol
+	// (with or without the pod network): the fabric's default route and prefixes, for
+	// a node routed on its uplinks (docs/routing-on-the-host.md). A prefix several
+	// peers send becomes one multipath (ECMP) route over all their next hops; an IPv4
+	// route from a peer with an IPv6 next hop (RFC 8950, interface peers) goes via that
+	// next hop on the peer's interface. A route kbgp did not install is never
+	// replaced, a next hop that is the node's own is never used. Unset: nothing this
+	// peer sends is installed (but pod routes, importPodRoutes).
+	// +optional
+	Import *RouteImport `json:"import,omitempty"`
+}
+
+// RouteImport is which received routes of one peer and family go into the kernel.
+// +kubebuilder:validation:XValidation:rule="(has(self.prefixes) && size(self.prefixes) > 0) || (has(self.allowDefaultRoute) && self.allowDefaultRoute)",message="import accepts nothing: list prefixes or set allowDefaultRoute"
+type RouteImport struct {
+	// Prefixes accept a route whose prefix one of them matches (as a prefix list of
+	// FRR or Junos: inside prefix, and of a length within ge..le). Empty: only the
+	// default route, with allowDefaultRoute.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Prefixes []ImportPrefix `json:"prefixes,omitempty"`
+
+	// AllowDefaultRoute accepts the default route (0.0.0.0/0, ::/0). Without it the
+	// default route is refused whatever prefixes match it, so a broad list such as
+	// 10.0.0.0/8 le 32 never steers all of the node's traffic.
+	// +optional
+	AllowDefaultRoute bool `json:"allowDefaultRoute,omitempty"`
+
+	// MaxRoutes caps the routes installed from this peer in this family. Past it the
+	// accepted prefixes are ordered (address, then length) and only the first
+	// maxRoutes are installed: the same set whatever the order they arrived in; the
+	// others are counted as rejected (over-max-routes) in the peer's status. The
+	// session stays up (maxPrefixes is what closes it). Unset: 1000
+	// (DefaultImportMaxRoutes).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	MaxRoutes *int32 `json:"maxRoutes,omitempty"`
+}
+
+// DefaultImportMaxRoutes is RouteImport.MaxRoutes when unset: a fabric's default
+// route and its aggregates, far below a full table.
+const DefaultImportMaxRoutes = 1000
+
+// ImportPrefix matches received prefixes: those inside Prefix whose length is within
+// ge..le. Neither set: Prefix exactly. Only ge: ge up to the address length. Only le:
+// Prefix's length up to le.
+// +kubebuilder:validation:XValidation:rule="!has(self.ge) || !isCIDR(self.prefix) || self.ge >= cidr(self.prefix).prefixLength()",message="ge must be at least the prefix's length"
+// +kubebuilder:validation:XValidation:rule="!has(self.le) || !isCIDR(self.prefix) || self.le >= cidr(self.prefix).prefixLength()",message="le must be at least the prefix's length"
+// +kubebuilder:validation:XValidation:rule="!has(self.ge) || !has(self.le) || self.ge <= self.le",message="ge must be less than or equal to le"
+// +kubebuilder:validation:XValidation:rule="!isCIDR(self.prefix) || ((!has(self.ge) || self.ge <= (cidr(self.prefix).ip().family() == 4 ? 32 : 128)) && (!has(self.le) || self.le <= (cidr(self.prefix).ip().family() == 4 ? 32 : 128)))",message="ge and le must be at most the address length (32 for IPv4, 128 for IPv6)"
+type ImportPrefix struct {
+	// Prefix is a CIDR of the family, without host bits, such as 10.0.0.0/8.
+	Prefix CIDR `json:"prefix"`
+
+	// GE is the shortest prefix length matched.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=128
+	GE *int32 `json:"ge,omitempty"`
+
+	// LE is the longest prefix length matched.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=128
+	LE *int32 `json:"le,omitempty"`
 }
 
 // DefaultMaxPrefixes is MaxPrefixes when unset: kbgp imports none of these routes

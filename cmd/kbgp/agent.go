@@ -37,6 +37,7 @@ type agentOptions struct {
 	metricsSecure      bool
 	stateDir           string
 	podNetwork         podNetworkOptions
+	kernelRoutes       bool
 }
 
 // validate applies the environment defaults and fails fast on what the agent cannot
@@ -79,6 +80,7 @@ writes peer state, routes and router IDs to the BGPNodeConfig's status.`,
 	f.StringVar(&o.healthProbeAddress, "health-probe-bind-address", hostBind("9081"), "address of the /healthz and /readyz endpoints (default $"+envHostIP+":9081, else :9081)")
 	f.StringVar(&o.stateDir, "state-dir", "", "node-local directory kept across agent restarts (the DaemonSet mounts /var/lib/kbgp): a graceful stop leaves a marker there so the next start restarts as a graceful-restart speaker, and each apply a checkpoint of the applied state (no secret) the next start restores while the API server is unreachable (only on the same node and boot); created (0700) when missing, and the agent does not start when it cannot write there; empty: every start is a fresh one")
 	o.podNetwork.addFlags(f)
+	f.BoolVar(&o.kernelRoutes, "kernel-routes", true, "install the routes peers send that a peer config family's import policy accepts into the node's main routing table (protocol 210); false: import policies install nothing (pod routes still, with --pod-network)")
 	f.StringVar(&o.pprofAddress, "pprof-bind-address", "", "address of Go's /debug/pprof endpoints, for profiling the agent (heap, CPU); empty: off. Bind it to localhost: it is not authenticated")
 	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics and /bgp/routes over HTTPS to callers the API server authenticates and authorises (get on the non-resource URL /metrics, or /bgp/routes)")
 	return cmd
@@ -106,6 +108,7 @@ func runAgent(o agentOptions) error {
 		MetricsSecure:      o.metricsSecure,
 		StateDir:           o.stateDir,
 		PodNetwork:         podNetwork,
+		KernelRoutes:       o.kernelRoutes,
 		Routers:            gobgp.Factory{Logger: logger},
 		Logger:             logger,
 	})

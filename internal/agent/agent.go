@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -29,7 +30,9 @@ import (
 	"kbgp.io/kbgp/internal/contract"
 	"kbgp.io/kbgp/internal/metrics"
 	"kbgp.io/kbgp/internal/podnet/controller"
+	"kbgp.io/kbgp/internal/podnet/routes"
 	"kbgp.io/kbgp/internal/speakers"
+	"kbgp.io/kbgp/internal/status"
 )
 
 // cacheSyncTimeout is how long the controller waits for its caches: in effect for
@@ -69,8 +72,14 @@ type Options struct {
 	// ReadinessWait bounds how long readiness waits for the sessions that were up
 	// before the start (default 2 minutes).
 	ReadinessWait time.Duration
-	// PodNetwork, when set, makes the agent the node's pod network.
+	// PodNetwork, when set, makes the agent the node's pod network (and implies
+	// KernelRoutes).
 	PodNetwork *controller.Config
+	// KernelRoutes installs what the peers' import policies accept into the main
+	// routing table of the agent's network namespace. Off where that namespace is not
+	// the node's (agents in the process of a test or kbgp-lab): import policies then
+	// install nothing.
+	KernelRoutes bool
 }
 
 // Run runs the agent until ctx ends, then stops the BGP speakers: peers that
@@ -89,8 +98,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err != nil {
 		return fmt.Errorf("create agent clientset: %w", err)
 	}
-	podNet, routers := podNetwork(mgr, o)
 	sessionsChanged := report.NewSignal()
+	installer, podNet, routers := kernelRoutes(mgr, o, sessionsChanged.Fire)
 	set := speakers.New(routers, o.Logger, sessionsChanged.Fire, 0)
 	// The routes each peer is sent and sent it, on the metrics listener behind the
 	// same filter as /metrics (docs/status.md).
@@ -104,7 +113,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	recorder := mgr.GetEventRecorderFor("kbgp-agent")
 	ready := report.NewReadiness(time.Now(), o.ReadinessWait)
 	writer := report.NewStatusWriter(report.StatusConfig{Client: mgr.GetClient(), NodeName: o.NodeName, Interval: o.StatusInterval,
-		Logger: o.Logger, Speakers: set, Recorder: recorder, Readiness: ready, Changed: sessionsChanged})
+		Logger: o.Logger, Speakers: set, Recorder: recorder, Readiness: ready, Changed: sessionsChanged, ImportCounts: importCounts(installer)})
 	node, err := nodebgp.New(mgr, nodebgp.Config{NodeName: o.NodeName, Namespace: o.Namespace, Speakers: set, Status: writer,
 		Readiness: ready, Restart: restart, Clientset: clientset, Recorder: recorder, Logger: o.Logger})
 	if err != nil {
@@ -169,17 +178,53 @@ func shutdown(node *nodebgp.Reconciler, writer *report.StatusWriter, set *speake
 	return nil
 }
 
-// podNetwork is the node's pod network when the agent is it (nil: off), and the
-// routers the speakers run, which send it what importing peers announce.
-func podNetwork(mgr ctrl.Manager, o Options) (*controller.Reconciler, bgp.RouterFactory) {
-	if o.PodNetwork == nil {
-		return nil, o.Routers
+// kernelRoutes is the installer of what importing peers send into the node's kernel
+// (nil: off), the node's pod network when the agent is it (nil: off), and the routers
+// the speakers run, which report to the installer. changed is told when the installed
+// routes change.
+func kernelRoutes(mgr ctrl.Manager, o Options, changed func()) (*routes.Installer, *controller.Reconciler, bgp.RouterFactory) {
+	if o.PodNetwork == nil && !o.KernelRoutes {
+		return nil, nil, o.Routers
 	}
-	podNet := controller.New(mgr.GetClient(), o.NodeName, *o.PodNetwork, o.Logger)
+	var pods *routes.PodNetwork
+	if o.PodNetwork != nil {
+		pods = &routes.PodNetwork{Ranges: o.PodNetwork.ClusterPodCIDRs}
+	}
+	var podNet *controller.Reconciler
+	installer := routes.New(routes.Netlink(), pods, o.Logger, func() {
+		changed()
+		if podNet != nil {
+			podNet.Recount()
+		}
+	})
+	if o.PodNetwork != nil {
+		podNet = controller.New(mgr.GetClient(), o.NodeName, *o.PodNetwork, installer, o.Logger)
+	}
+	metrics.SetPeerImports(func() []metrics.PeerImport {
+		var out []metrics.PeerImport
+		for peer, c := range installer.Counts() {
+			out = append(out, metrics.PeerImport{Address: peer.String(), Installed: c.Installed, Rejected: c.Rejected})
+		}
+		return out
+	})
 	if setter, ok := o.Routers.(bgp.RouteSinkSetter); ok {
-		return podNet, setter.WithRouteSink(podNet.Routes())
+		return installer, podNet, setter.WithRouteSink(installer)
 	}
-	return podNet, o.Routers
+	return installer, podNet, o.Routers
+}
+
+// importCounts are the installer's per-peer counts for the status (nil: no installer).
+func importCounts(installer *routes.Installer) func() map[netip.Addr]status.ImportCount {
+	if installer == nil {
+		return nil
+	}
+	return func() map[netip.Addr]status.ImportCount {
+		out := map[netip.Addr]status.ImportCount{}
+		for peer, c := range installer.Counts() {
+			out[peer] = status.ImportCount{Installed: c.Installed, Rejected: c.Rejected}
+		}
+		return out
+	}
 }
 
 // newManager is the agent's controller-runtime manager: a cache of only what the agent

@@ -132,6 +132,10 @@ type Peer struct {
 	// peer negotiates ADD-PATH receive (RFC 7911); absent: ADD-PATH send is off. A
 	// capability in OPEN, so a change needs a new session.
 	AddPathsSend map[Family]uint8
+	// ImportRoutes are the families whose received routes the speaker reports to its
+	// RouteSink for the node's kernel under an import policy; like ImportPodRoutes, a
+	// change applies to the running session.
+	ImportRoutes map[Family]RouteImport
 }
 
 // ASNKind is the kind of ASN a peer without a fixed one may have.

@@ -3,7 +3,8 @@ package bgp
 import "net/netip"
 
 // PeerRoute is a route a peer sent (or withdrew) in a family the peer imports
-// (Peer.ImportPodRoutes). Only the prefix and next hop matter to the kernel.
+// (Peer.Imports). Only the prefix and next hop matter to the kernel; a link-local next
+// hop carries the zone of the peer's interface.
 type PeerRoute struct {
 	Peer      netip.Addr
 	Family    Family
@@ -21,9 +22,10 @@ type RouteSink interface {
 	// EndOfRIB reports that peer sent its whole table in family (RFC 4724): what it did
 	// not send again after a restart is gone.
 	EndOfRIB(peer netip.Addr, family Family)
-	// Importing reports that peer imports family: after a restart, the routes of the
+	// Importing reports that peer imports family, or imports it under another rule:
+	// what it sent is judged by imp from now on, and after a restart the routes of the
 	// previous run wait for its End-of-RIB too.
-	Importing(peer netip.Addr, family Family)
+	Importing(peer netip.Addr, family Family, imp Import)
 	// Forget drops everything peer sent in family: the peer was deleted or stopped
 	// importing it.
 	Forget(peer netip.Addr, family Family)

@@ -94,6 +94,13 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 				}
 				p.AddPathsSend[fam] = uint8(min(f.AddPaths.SendMax, 255))
 			}
+			// The kernel routes go into the main table: a VRF's peers import nothing.
+			if f.Import != nil && np.VRF == "" {
+				if p.ImportRoutes == nil {
+					p.ImportRoutes = map[bgp.Family]bgp.RouteImport{}
+				}
+				p.ImportRoutes[fam] = routeImport(*f.Import, fam)
+			}
 		}
 	}
 	// Every family is capped, by default too: a peer's unbounded table would take the

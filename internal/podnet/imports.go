@@ -54,7 +54,7 @@ func ImportRejection(prefix netip.Prefix, nextHop netip.Addr, s ImportScope) str
 	if !slices.Contains(s.NodePodCIDRs, prefix) {
 		return RejectNotNodePodCIDR
 	}
-	return nextHopRejection(prefix, nextHop.Unmap(), s)
+	return NextHopRejection(prefix, nextHop.Unmap(), s, false)
 }
 
 // within reports whether p lies inside r.
@@ -62,8 +62,15 @@ func within(p, r netip.Prefix) bool {
 	return r.Addr().Is4() == p.Addr().Is4() && r.Bits() <= p.Bits() && r.Contains(p.Addr())
 }
 
-func nextHopRejection(prefix netip.Prefix, nh netip.Addr, s ImportScope) string {
-	if !nh.IsValid() || nh.Is4() != prefix.Addr().Is4() || nh.IsUnspecified() {
+// NextHopRejection says why nh must not be the next hop of a route to prefix in the
+// node's kernel, "" when it may: it must be another host, not loopback, not the node's
+// own address or one of its pods, not multicast or broadcast. Of the prefix's family,
+// or, with viaIPv6, an IPv6 address for an IPv4 prefix too (RFC 8950); a link-local
+// one only with the zone of its interface, which the kernel needs.
+func NextHopRejection(prefix netip.Prefix, nh netip.Addr, s ImportScope, viaIPv6 bool) string {
+	sameFamily := nh.Is4() == prefix.Addr().Is4()
+	if !nh.IsValid() || nh.IsUnspecified() || (!sameFamily && !(viaIPv6 && nh.Is6())) ||
+		(nh.IsLinkLocalUnicast() && nh.Is6() && nh.Zone() == "" && viaIPv6) {
 		return RejectNoNextHop
 	}
 	if nh.IsMulticast() || nh == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
@@ -73,7 +80,7 @@ func nextHopRejection(prefix netip.Prefix, nh netip.Addr, s ImportScope) string 
 		return RejectLocalNextHop
 	}
 	for _, l := range s.Local {
-		if l.Addr().Unmap() == nh {
+		if l.Addr().Unmap() == nh.WithZone("") {
 			return RejectLocalNextHop
 		}
 		if l.Addr().Is4() && l.Bits() <= 30 && nh == lastAddr(l.Masked()) {

@@ -84,6 +84,9 @@ func TestPeerChanges(t *testing.T) {
 		{"keepalive", func(p *bgp.Peer) { p.Timers.Keepalive = 2 * time.Second }, false},
 		{"max prefixes", func(p *bgp.Peer) { p.MaxPrefixes = map[bgp.Family]uint32{bgp.FamilyIPv4Unicast: 1000} }, false},
 		{"import pod routes", func(p *bgp.Peer) { p.ImportPodRoutes = []bgp.Family{bgp.FamilyIPv4Unicast} }, false},
+		{"import policy", func(p *bgp.Peer) {
+			p.ImportRoutes = map[bgp.Family]bgp.RouteImport{bgp.FamilyIPv4Unicast: {AllowDefaultRoute: true, MaxRoutes: 10}}
+		}, false},
 		{"BFD on", func(p *bgp.Peer) {
 			p.BFD = bgp.BFD{Enabled: true, MinRx: 300 * time.Millisecond, MinTx: 300 * time.Millisecond, DetectMultiplier: 3}
 		}, false},

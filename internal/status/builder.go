@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
 	"kbgp.io/kbgp/internal/bgp"
@@ -41,9 +43,18 @@ type Input struct {
 	PeerErrors map[speakers.PeerRef]error
 	// ApplyError is the error of the last speakers.Set.Apply, if any.
 	ApplyError error
+	// ImportCounts are, by address, the importing peers' routes installed in the
+	// node's kernel and rejected.
+	ImportCounts map[netip.Addr]ImportCount
 	// Previous is the status currently stored, whose condition transition times and
 	// router-ID resolution times are kept when they do not change.
 	Previous kbgpv1.BGPNodeConfigStatus
+}
+
+// ImportCount is what one importing peer sent: routes in the node's kernel via its
+// next hop, and routes refused.
+type ImportCount struct {
+	Installed, Rejected int
 }
 
 // Build returns the status without lastUpdateTime, which the writer sets when the
@@ -149,6 +160,9 @@ func peerStatus(in Input, inst kbgpv1.BGPNodeInstance, p kbgpv1.BGPNodePeer) kbg
 	out.BFDState = kbgpv1.BFDState(snap.Status.BFDState)
 	out.RoutesReceived = int64(snap.Status.Received())
 	out.RoutesAdvertised = int64(snap.Advertised())
+	if c, ok := in.ImportCounts[snap.Peer.Address]; ok {
+		out.RoutesInstalled, out.RoutesRejected = ptr.To(int64(c.Installed)), ptr.To(int64(c.Rejected))
+	}
 	if snap.Status.State == bgp.StateEstablished {
 		if !snap.Status.EstablishedSince.IsZero() {
 			t := metav1.NewTime(snap.Status.EstablishedSince.UTC())

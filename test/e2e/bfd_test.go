@@ -183,20 +183,26 @@ func bfdTopology(t *testing.T, withBFD bool) (*netlab.FRR, *agentProcess, string
 	return router, startAgent(t, lab, node, nodeName), nodeName
 }
 
-// silence drops every packet in and out of ifname inside ns with iptables — the link
-// stays up, so only keepalives or BFD can tell — and returns when both rules are in.
-// The rules are removed when the test ends (the namespace goes with its lab anyway).
+// silence drops every packet in and out of ifname inside ns with iptables and
+// ip6tables — the link stays up, so only keepalives or BFD can tell — and returns when
+// the rules are in. They are removed when the test ends (the namespace goes with its
+// lab anyway).
 func silence(t *testing.T, ns *netlab.Namespace, ifname string) time.Time {
 	t.Helper()
 	rules := [][]string{{"INPUT", "-i", ifname, "-j", "DROP"}, {"OUTPUT", "-o", ifname, "-j", "DROP"}}
-	for _, r := range rules {
-		ns.MustExec(append([]string{"iptables", "-w", "-A"}, r...)...)
+	tools := []string{"iptables", "ip6tables"}
+	for _, tool := range tools {
+		for _, r := range rules {
+			ns.MustExec(append([]string{tool, "-w", "-A"}, r...)...)
+		}
 	}
 	since := time.Now()
 	t.Cleanup(func() {
-		for _, r := range rules {
-			if out, err := ns.Exec(append([]string{"iptables", "-w", "-D"}, r...)...); err != nil {
-				t.Logf("removing the drop rule: %v: %s", err, out)
+		for _, tool := range tools {
+			for _, r := range rules {
+				if out, err := ns.Exec(append([]string{tool, "-w", "-D"}, r...)...); err != nil {
+					t.Logf("removing the drop rule: %v: %s", err, out)
+				}
 			}
 		}
 	})

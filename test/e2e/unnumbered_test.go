@@ -39,24 +39,7 @@ func TestUnnumberedSessionsToTwoToRs(t *testing.T) {
 	lab := netlab.New(t)
 	node := lab.Namespace("node")
 	nodeName := "e2e-host-" + strings.Trim(lab.Prefix(), "-")
-	tors := map[string]*netlab.FRR{}
-	for i, up := range []string{"up1", "up2"} {
-		ns := lab.Namespace("tor" + up[2:])
-		lab.Link(node, up, nil, ns, "to-node", nil)
-		tors[up] = netlab.StartFRR(ns, netlab.FRRConfig{
-			ASN: uint32(65101 + i), RouterID: "10.34.0." + up[2:], Zebra: true,
-			RawConfig: `
-neighbor to-node interface remote-as external
-neighbor to-node timers connect 1
-address-family ipv4 unicast
- network ` + torPrefix + `
-exit-address-family
-address-family ipv6 unicast
- neighbor to-node activate
-exit-address-family
-`,
-		})
-	}
+	tors := startToRs(lab, node, torOptions{})
 
 	ensureNamespace(t)
 	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: nodeName}, Spec: kbgpv1.BGPPeerConfigSpec{
@@ -116,6 +99,50 @@ exit-address-family
 		}
 		return false, "up9 not in failedResources"
 	})
+}
+
+// torOptions add to startToRs' ToRs: ipv4 to the IPv4 address family's
+// configuration; before runs on each ToR's namespace before FRR starts (more links,
+// addresses); bfd runs bfdd with `neighbor to-node bfd profile e2e` (300 ms, x3).
+type torOptions struct {
+	ipv4   string
+	before func(up string, tor *netlab.Namespace)
+	bfd    bool
+}
+
+// startToRs links the node namespace to two ToR namespaces (node up1 ↔ tor1 to-node,
+// up2 ↔ tor2), link-local addresses only, and starts FRR with zebra on each: AS
+// 65101 and 65102, `neighbor to-node interface remote-as external`, announcing
+// torPrefix.
+func startToRs(lab *netlab.Lab, node *netlab.Namespace, o torOptions) map[string]*netlab.FRR {
+	tors := map[string]*netlab.FRR{}
+	for i, up := range []string{"up1", "up2"} {
+		ns := lab.Namespace("tor" + up[2:])
+		lab.Link(node, up, nil, ns, "to-node", nil)
+		if o.before != nil {
+			o.before(up, ns)
+		}
+		cfg := netlab.FRRConfig{
+			ASN: uint32(65101 + i), RouterID: "10.34.0." + up[2:], Zebra: true,
+			RawConfig: `
+neighbor to-node interface remote-as external
+neighbor to-node timers connect 1
+address-family ipv4 unicast
+ network ` + torPrefix + `
+` + o.ipv4 + `exit-address-family
+address-family ipv6 unicast
+ neighbor to-node activate
+exit-address-family
+`,
+		}
+		if o.bfd {
+			cfg.BFD = true
+			cfg.BFDConfig = "bfd\n profile e2e\n  receive-interval 300\n  transmit-interval 300\n  detect-multiplier 3\n exit\nexit\n"
+			cfg.RawConfig = strings.Replace(cfg.RawConfig, "address-family ipv4", "neighbor to-node bfd profile e2e\naddress-family ipv4", 1)
+		}
+		tors[up] = netlab.StartFRR(ns, cfg)
+	}
+	return tors
 }
 
 // linkLocal is the IPv6 link-local address of ifname in ns.

@@ -37,6 +37,7 @@ var validObjects = []struct {
 	{"selector expressions", clusterConfig, clusterSelector("matchExpressions:\n- {key: kubernetes.io/os, operator: In, values: [linux]}\n- {key: node-role.kubernetes.io/control-plane, operator: DoesNotExist}")},
 	{"mesh with reflectors", clusterConfig, clusterInstance("localPort: 179\nmesh: {enabled: true, peerConfigRef: {name: mesh}, routeReflectors: {nodeSelector: {matchLabels: {rr: \"true\"}}, clusterID: 10.0.0.1}}")},
 	{"mesh off without localPort", clusterConfig, clusterInstance("mesh: {enabled: false}")},
+	{"import policies", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {allowDefaultRoute: true, maxRoutes: 10, prefixes: [{prefix: 10.0.0.0/8, ge: 16, le: 24}, {prefix: 172.16.0.0/12}]}}, {afi: ipv6, safi: unicast, import: {prefixes: [{prefix: "2001:db8::/32", le: 64}]}}]}`},
 	{"fast timers", peerConfig, `{timers: {holdTimeSeconds: 3, keepAliveTimeSeconds: 1, connectRetryTimeSeconds: 1}}`},
 	{"equal hold and keepalive", peerConfig, `{timers: {holdTimeSeconds: 30, keepAliveTimeSeconds: 30}}`},
 	{"restart time bounds", peerConfig, `{gracefulRestart: {enabled: true, restartTimeSeconds: 4095}}`},

@@ -137,6 +137,16 @@ var invalidObjects = []invalidCase{
 	{"unknown safi", peerConfig, `{families: [{afi: ipv4, safi: multicast}]}`, "spec.families[0].safi", "Unsupported value"},
 	{"duplicate family", peerConfig, `{families: [{afi: ipv4, safi: unicast}, {afi: ipv4, safi: unicast}]}`, "spec.families[1]", "Duplicate value"},
 	{"empty families", peerConfig, `{families: []}`, "spec.families", "at least 1 items"},
+	{"import accepting nothing", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {maxRoutes: 5}}]}`, "spec.families[0].import", "import accepts nothing"},
+	{"import prefix of the other family", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: "2001:db8::/32"}]}}]}`, "spec.families[0]", "import.prefixes must be of the family's address family"},
+	{"import prefix not a CIDR", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.0}]}}]}`, "spec.families[0].import.prefixes[0].prefix", "must be a CIDR"},
+	{"import prefix with host bits", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.1/8}]}}]}`, "spec.families[0].import.prefixes[0].prefix", "must not have host bits set"},
+	{"import ge below the prefix length", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.0/8, ge: 4}]}}]}`, "spec.families[0].import.prefixes[0]", "ge must be at least the prefix's length"},
+	{"import le below the prefix length", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.0/16, le: 8}]}}]}`, "spec.families[0].import.prefixes[0]", "le must be at least the prefix's length"},
+	{"import ge above le", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.0/8, ge: 24, le: 16}]}}]}`, "spec.families[0].import.prefixes[0]", "ge must be less than or equal to le"},
+	{"import le past IPv4's 32", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {prefixes: [{prefix: 10.0.0.0/8, le: 33}]}}]}`, "spec.families[0].import.prefixes[0]", "at most the address length"},
+	{"import le past 128", peerConfig, `{families: [{afi: ipv6, safi: unicast, import: {prefixes: [{prefix: "2001:db8::/32", le: 129}]}}]}`, "spec.families[0].import.prefixes[0].le", "less than or equal to 128"},
+	{"import maxRoutes zero", peerConfig, `{families: [{afi: ipv4, safi: unicast, import: {allowDefaultRoute: true, maxRoutes: 0}}]}`, "spec.families[0].import.maxRoutes", "greater than or equal to 1"},
 	{"auth secret not a name", peerConfig, `{authSecretRef: Bad_Secret}`, "spec.authSecretRef", "authSecretRef must be a Secret name"},
 
 	// Advertisements.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -65,7 +66,9 @@ type StatusWriter struct {
 	// lastSnapshot (only the writer goroutine touches it).
 	recorder record.EventRecorder
 	// readiness learns from every snapshot whether the sessions are back after a start.
-	readiness    *Readiness
+	readiness *Readiness
+	// importCounts are the importing peers' installed and rejected routes.
+	importCounts func() map[netip.Addr]status.ImportCount
 	lastSnapshot map[bgp.InstanceKey]speakers.InstanceSnapshot
 	sessions     metrics.Sessions
 
@@ -98,6 +101,9 @@ type StatusConfig struct {
 	// Changed wakes the writer: the speakers fire it when a session changes, Trigger
 	// after a reconcile. Nil: a signal of its own.
 	Changed Signal
+	// ImportCounts are the importing peers' installed and rejected routes
+	// (status.Input.ImportCounts); nil: no routes go into the kernel.
+	ImportCounts func() map[netip.Addr]status.ImportCount
 }
 
 // NewStatusWriter returns the node's status writer; Start runs it.
@@ -109,7 +115,7 @@ func NewStatusWriter(c StatusConfig) *StatusWriter {
 		c.Changed = NewSignal()
 	}
 	return &StatusWriter{client: c.Client, nodeName: c.NodeName, interval: c.Interval, logger: c.Logger, signal: c.Changed,
-		speakers: c.Speakers, recorder: c.Recorder, readiness: c.Readiness}
+		speakers: c.Speakers, recorder: c.Recorder, readiness: c.Readiness, importCounts: c.ImportCounts}
 }
 
 // Trigger asks for a status refresh without blocking; many triggers before the writer
@@ -236,7 +242,7 @@ func (w *StatusWriter) write(ctx context.Context) bool {
 	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 	st := status.Build(status.Input{
 		NodeConfig: nc, Failed: build.Failed, RouterIDs: routerIDs, Snapshot: snap, PeerErrors: w.speakers.PeerErrors(),
-		ApplyError: applyErr, Previous: previous,
+		ApplyError: applyErr, Previous: previous, ImportCounts: w.imported(),
 	})
 	st.LastUpdateTime = previous.LastUpdateTime
 	if written != nil && equality.Semantic.DeepEqual(st, *written) {
@@ -324,4 +330,12 @@ func (w *StatusWriter) recordPeerEvents(nc *kbgpv1.BGPNodeConfig, snap map[bgp.I
 // list keyed by (kind, name), so the operator's entries survive the agent's apply.
 func (w *StatusWriter) apply(ctx context.Context, st kbgpv1.BGPNodeConfigStatus) error {
 	return nodestatus.Apply(ctx, w.client, w.nodeName, FieldManager, &st)
+}
+
+// imported are the importing peers' counts, none without a kernel route installer.
+func (w *StatusWriter) imported() map[netip.Addr]status.ImportCount {
+	if w.importCounts == nil {
+		return nil
+	}
+	return w.importCounts()
 }

@@ -66,7 +66,7 @@ func (f Factory) NewRouter(ctx context.Context, key bgp.InstanceKey, g bgp.Globa
 	r := newRouter(srv, key, logger, notify)
 	r.restarting = g.Restarting
 	if f.Routes != nil {
-		r.feed = &routeFeed{sink: f.Routes, localAS: g.ASN, routerID: g.RouterID, importing: map[netip.Addr][]bgp.Family{}}
+		r.feed = &routeFeed{sink: f.Routes, localAS: g.ASN, routerID: g.RouterID, importing: map[netip.Addr]map[bgp.Family]bgp.Import{}}
 	}
 	if err := r.installPolicies(ctx); err != nil {
 		srv.Stop()

@@ -3,7 +3,9 @@ package gobgp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -28,8 +30,8 @@ type routeFeed struct {
 	routerID netip.Addr
 
 	mu sync.Mutex
-	// importing is each peer's importing families.
-	importing map[netip.Addr][]bgp.Family
+	// importing is each peer's importing families and their rules.
+	importing map[netip.Addr]map[bgp.Family]bgp.Import
 	// detached is set when the speaker stops: the withdrawals GoBGP makes as it closes
 	// the sessions are not passed on, so the installed routes outlive the agent (the
 	// next one takes them over and sweeps what its peers do not send again).
@@ -71,7 +73,8 @@ func (r *router) watchImports() error {
 func (f *routeFeed) imports(peer netip.Addr, fam bgp.Family) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return !f.detached && slices.Contains(f.importing[peer], fam)
+	_, ok := f.importing[peer][fam]
+	return !f.detached && ok
 }
 
 // received passes on the paths of importing peers' families.
@@ -86,7 +89,7 @@ func (f *routeFeed) received(paths []*apiutil.Path) {
 		if err != nil {
 			continue
 		}
-		out = append(out, bgp.PeerRoute{Peer: p.PeerAddress, Family: fam, Prefix: prefix, NextHop: nextHop(p), Withdrawn: p.Withdrawal})
+		out = append(out, bgp.PeerRoute{Peer: p.PeerAddress, Family: fam, Prefix: prefix, NextHop: zoned(nextHop(p), p.PeerAddress), Withdrawn: p.Withdrawal})
 	}
 	if len(out) > 0 {
 		f.sink.Received(out)
@@ -107,10 +110,20 @@ func nextHop(p *apiutil.Path) netip.Addr {
 	return netip.Addr{}
 }
 
-// setImports records the peer's importing families. A family it starts importing is
-// fed its current Adj-RIB-In (the stream only carries what comes next); one it stops
-// importing, or every family of a deleted peer (nil), is forgotten.
-func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Family) error {
+// zoned gives a link-local next hop the zone of the peer it came from: RFC 8950 and
+// IPv6 next hops of a session over an interface are on that interface.
+func zoned(nh, peer netip.Addr) netip.Addr {
+	if nh.Is6() && nh.IsLinkLocalUnicast() && nh.Zone() == "" {
+		return nh.WithZone(peer.Zone())
+	}
+	return nh
+}
+
+// setImports records the peer's importing families and their rules. A family it
+// starts importing is fed its current Adj-RIB-In (the stream only carries what comes
+// next); one whose rule changed is judged again by the sink; one it stops importing,
+// or every family of a deleted peer (nil), is forgotten.
+func (r *router) setImports(ctx context.Context, peer netip.Addr, fams map[bgp.Family]bgp.Import) error {
 	if r.feed == nil {
 		return nil
 	}
@@ -119,7 +132,7 @@ func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Fam
 	if len(fams) == 0 {
 		delete(r.feed.importing, peer)
 	} else {
-		r.feed.importing[peer] = slices.Clone(fams)
+		r.feed.importing[peer] = maps.Clone(fams)
 	}
 	start := len(fams) > 0 && !r.feed.watching
 	r.feed.watching = r.feed.watching || start
@@ -134,16 +147,20 @@ func (r *router) setImports(ctx context.Context, peer netip.Addr, fams []bgp.Fam
 			return err
 		}
 	}
-	for _, fam := range old {
-		if !slices.Contains(fams, fam) {
+	for _, fam := range slices.Sorted(maps.Keys(old)) {
+		if _, ok := fams[fam]; !ok {
 			r.feed.sink.Forget(peer, fam)
 		}
 	}
-	for _, fam := range fams {
-		if slices.Contains(old, fam) {
+	for _, fam := range slices.Sorted(maps.Keys(fams)) {
+		was, ok := old[fam]
+		if ok && reflect.DeepEqual(was, fams[fam]) {
 			continue
 		}
-		r.feed.sink.Importing(peer, fam)
+		r.feed.sink.Importing(peer, fam, fams[fam])
+		if ok {
+			continue // the sink has what the peer sent
+		}
 		if err := r.feedAdjIn(ctx, peer, fam); err != nil {
 			return err
 		}

@@ -32,9 +32,9 @@ func (s *recordingSink) Received(routes []bgp.PeerRoute) {
 		}
 	}
 }
-func (s *recordingSink) EndOfRIB(netip.Addr, bgp.Family)  {}
-func (s *recordingSink) Importing(netip.Addr, bgp.Family) {}
-func (s *recordingSink) Forget(netip.Addr, bgp.Family)    {}
+func (s *recordingSink) EndOfRIB(netip.Addr, bgp.Family)              {}
+func (s *recordingSink) Importing(netip.Addr, bgp.Family, bgp.Import) {}
+func (s *recordingSink) Forget(netip.Addr, bgp.Family)                {}
 
 // TestReplayDropsLoopsAsTheStreamDoes runs the speaker against a real GoBGP peer on
 // loopback that sends one clean path and one whose AS_PATH holds the speaker's AS.
@@ -94,7 +94,7 @@ func TestReplayDropsLoopsAsTheStreamDoes(t *testing.T) {
 			t.Fatalf("the Adj-RIB-In holds %d paths, want the clean and the looped one", adjIn())
 		}
 	}
-	if err := r.setImports(ctx, remote, []bgp.Family{bgp.FamilyIPv4Unicast}); err != nil {
+	if err := r.setImports(ctx, remote, map[bgp.Family]bgp.Import{bgp.FamilyIPv4Unicast: {PodRoutes: true}}); err != nil {
 		t.Fatal(err)
 	}
 	sink.mu.Lock()

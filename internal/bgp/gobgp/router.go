@@ -88,7 +88,7 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 			r.forget(p.Address)
 			err = fmt.Errorf("add peer %s: %w", p.Address, err)
 		} else {
-			err = r.setImports(ctx, p.Address, p.ImportPodRoutes)
+			err = r.setImports(ctx, p.Address, p.Imports())
 		}
 	}
 	if err != nil {
@@ -110,7 +110,7 @@ func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
 	}
 	r.limitsRaised(p)
-	return r.setImports(ctx, p.Address, p.ImportPodRoutes)
+	return r.setImports(ctx, p.Address, p.Imports())
 }
 
 // DeletePeer removes the peer with a Cease (peer de-configured), then its policy, and

@@ -79,21 +79,20 @@ type Reconciler struct {
 	recount chan event.GenericEvent
 }
 
-// New returns the pod network of node nodeName; its routes take over kbgp's routes
-// already in the kernel.
-func New(c client.Client, nodeName string, config Config, logger *slog.Logger) *Reconciler {
-	r := &Reconciler{client: c, nodeName: nodeName, config: config, logger: logger, recount: make(chan event.GenericEvent, 1)}
-	r.routes = routes.New(routes.Netlink(), config.ClusterPodCIDRs, logger, func() {
-		select { // one pending report is enough
-		case r.recount <- event.GenericEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}}:
-		default:
-		}
-	})
-	return r
+// New returns the pod network of node nodeName, whose installer (made with
+// routes.PodNetwork{Ranges: config.ClusterPodCIDRs}) puts the other nodes' pod CIDRs
+// into the kernel; Recount must be called when its routes change.
+func New(c client.Client, nodeName string, config Config, installer *routes.Installer, logger *slog.Logger) *Reconciler {
+	return &Reconciler{client: c, nodeName: nodeName, config: config, logger: logger, routes: installer, recount: make(chan event.GenericEvent, 1)}
 }
 
-// Routes is where the speakers send what importing peers announce (bgp.RouteSink).
-func (r *Reconciler) Routes() *routes.Installer { return r.routes }
+// Recount asks for a status report: the installed routes changed.
+func (r *Reconciler) Recount() {
+	select { // one pending report is enough
+	case r.recount <- event.GenericEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: r.nodeName}}}:
+	default:
+	}
+}
 
 // SetupWithManager registers the controller and the watch of every Node's pod CIDRs.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, clientset kubernetes.Interface) error {

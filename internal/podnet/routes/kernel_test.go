@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -107,7 +108,7 @@ func TestNetlinkRoutesNeverReplaceAForeignRoute(t *testing.T) {
 		{"2001:db8:81::/64", node2v6},
 		{"10.244.9.0/24", node2},
 	} {
-		if err := k.Replace(netip.MustParsePrefix(tc.prefix), tc.via); !errors.Is(err, errForeignRoute) {
+		if err := k.Replace(netip.MustParsePrefix(tc.prefix), []netip.Addr{tc.via}); !errors.Is(err, errForeignRoute) {
 			t.Errorf("%s via %s over a route kbgp did not install: %v, want errForeignRoute", tc.prefix, tc.via, err)
 		}
 		if err := k.Delete(netip.MustParsePrefix(tc.prefix)); err != nil {
@@ -124,7 +125,7 @@ func TestNetlinkRoutesNeverReplaceAForeignRoute(t *testing.T) {
 		prefix netip.Prefix
 		via    netip.Addr
 	}{{own, node2}, {own6, node2v6}, {own, netip.MustParseAddr("10.81.0.13")}} {
-		if err := k.Replace(step.prefix, step.via); err != nil {
+		if err := k.Replace(step.prefix, []netip.Addr{step.via}); err != nil {
 			t.Fatalf("%s via %s: %v", step.prefix, step.via, err)
 		}
 	}
@@ -132,7 +133,7 @@ func TestNetlinkRoutesNeverReplaceAForeignRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[netip.Prefix]netip.Addr{own: netip.MustParseAddr("10.81.0.13"), own6: node2v6}, got, cmpopts.EquateComparable(netip.Prefix{}, netip.Addr{})); diff != "" {
+	if diff := cmp.Diff(map[netip.Prefix][]netip.Addr{own: {netip.MustParseAddr("10.81.0.13")}, own6: {node2v6}}, got, cmpopts.EquateComparable(netip.Prefix{}, netip.Addr{})); diff != "" {
 		t.Errorf("kbgp's routes (-want +got):\n%s", diff)
 	}
 	for _, p := range []netip.Prefix{own, own6} {
@@ -155,5 +156,51 @@ func TestNetlinkRoutesNeverReplaceAForeignRoute(t *testing.T) {
 		if !found {
 			t.Errorf("local addresses %v lack %s", local, want)
 		}
+	}
+}
+
+// TestNetlinkMultipathViaLinkLocal, in a network namespace of its own: an IPv4
+// default route over two IPv6 link-local next hops (RFC 8950) on two links is one
+// multipath route with RTA_VIA next hops, listed back zoned; it shrinks to one next
+// hop and goes.
+func TestNetlinkMultipathViaLinkLocal(t *testing.T) {
+	ns, h := testNetns(t)
+	addLink(t, h, "up1", "fe80::11/64")
+	addLink(t, h, "up2", "fe80::12/64")
+	k := netlinkRoutes{h: h}
+	def, def6 := netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")
+	tor1, tor2 := netip.MustParseAddr("fe80::1").WithZone("up1"), netip.MustParseAddr("fe80::2").WithZone("up2")
+	for _, p := range []netip.Prefix{def, def6} {
+		if err := k.Replace(p, []netip.Addr{tor1, tor2}); err != nil {
+			t.Fatalf("%s via both: %v", p, err)
+		}
+	}
+	table := ipRoutes(t, ns)
+	for _, want := range []string{"nexthop via inet6 fe80::1 dev up1", "nexthop via inet6 fe80::2 dev up2", "nexthop via fe80::1 dev up1", "nexthop via fe80::2 dev up2"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	eq := cmpopts.EquateComparable(netip.Prefix{}, netip.Addr{})
+	got, err := k.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[netip.Prefix][]netip.Addr{def: {tor1, tor2}, def6: {tor1, tor2}}, got, eq); diff != "" {
+		t.Errorf("kbgp's routes (-want +got):\n%s", diff)
+	}
+	if err := k.Replace(def, []netip.Addr{tor2}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.List(); !cmp.Equal([]netip.Addr{tor2}, got[def], eq) {
+		t.Errorf("after one next hop left: %v, want [%s]", got[def], tor2)
+	}
+	for _, p := range []netip.Prefix{def, def6} {
+		if err := k.Delete(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := k.List(); len(got) != 0 {
+		t.Errorf("left after removal: %v", got)
 	}
 }
