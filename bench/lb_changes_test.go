@@ -120,11 +120,16 @@ func (p *lbPool) drive(t *testing.T, rate float64, n int, limit time.Duration, e
 // when that is slower), none after limit (0: no limit), from changeWorkers goroutines
 // (call k on worker queueOf(k)), and records when each call started.
 func pace(t *testing.T, rate float64, n int, limit time.Duration, queueOf func(k int) int, do func(k int) error) paced {
+	return paceWith(t, changeWorkers, rate, n, limit, queueOf, do)
+}
+
+// paceWith is pace from workers goroutines (queueOf(k) < workers).
+func paceWith(t *testing.T, workers int, rate float64, n int, limit time.Duration, queueOf func(k int) int, do func(k int) error) paced {
 	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
 	var mu sync.Mutex
 	start := time.Now()
 	over := func() bool { return limit > 0 && time.Since(start) >= limit }
-	queues := make([]chan int, changeWorkers)
+	queues := make([]chan int, workers)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for w := range queues {
