@@ -11,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"k8s.io/client-go/rest"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // envInt is $name as an integer, or def when unset or unreadable.
@@ -90,9 +88,7 @@ func (c *requestCounts) snapshot() map[string]int {
 	return maps.Clone(c.n)
 }
 
-// since formats the requests made after before, most frequent first, with the client
-// rate limiter's total wait so far (from controller-runtime's registry of client-go
-// metrics, which every client of the process feeds).
+// since formats the requests made after before, most frequent first.
 func (c *requestCounts) since(before map[string]int) string {
 	now := c.snapshot()
 	keys := slices.Collect(maps.Keys(now))
@@ -105,25 +101,5 @@ func (c *requestCounts) since(before map[string]int) string {
 			total += d
 		}
 	}
-	return fmt.Sprintf("%d (%s); client rate limiter wait so far: %s", total, strings.Join(out, ", "), rateLimiterWait())
-}
-
-// rateLimiterWait is the total and count of rest_client_rate_limiter_duration_seconds.
-func rateLimiterWait() string {
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		return err.Error()
-	}
-	var sum float64
-	var count uint64
-	for _, f := range families {
-		if f.GetName() != "rest_client_rate_limiter_duration_seconds" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			sum += m.GetHistogram().GetSampleSum()
-			count += m.GetHistogram().GetSampleCount()
-		}
-	}
-	return fmt.Sprintf("%s over %d requests", time.Duration(sum*float64(time.Second)).Round(time.Millisecond), count)
+	return fmt.Sprintf("%d (%s)", total, strings.Join(out, ", "))
 }
