@@ -61,7 +61,9 @@ var b10Peer = netip.MustParseAddr("100.127.255.1")
 //
 // Skipped unless $KBGP_B10_NODES lists the fleet sizes ("100,1000"): a fleet of a
 // thousand agents takes the machine for minutes. $KBGP_B10_REST is the at-rest window
-// (default 60s), $KBGP_B10_STORM the flap storm's (default 30s).
+// (default 60s), $KBGP_B10_STORM the flap storm's (default 30s), $KBGP_B10_UP how long
+// the agents may take to come up (default 15m), $KBGP_B10_START_RATE how many start a
+// second (default 50).
 func TestB10Fleet(t *testing.T) {
 	v := os.Getenv("KBGP_B10_NODES")
 	if v == "" {
@@ -125,7 +127,7 @@ func runB10(t *testing.T, n int) string {
 	rss0 := rssBytes()
 	start := time.Now()
 	fleet := startFleet(ctx, t, server, n, &wg)
-	if err := fleet.wait(ctx, 15*time.Minute, func(p bgp.Peer) bool { return p.Timers.HoldTime == b10HoldBefore }); err != nil {
+	if err := fleet.wait(ctx, b10Duration("KBGP_B10_UP", 15*time.Minute), func(p bgp.Peer) bool { return p.Timers.HoldTime == b10HoldBefore }); err != nil {
 		t.Fatalf("agents up: %v", err)
 	}
 	up := time.Since(start)
@@ -233,10 +235,12 @@ type fleetAgent struct {
 
 type fleet []fleetAgent
 
-// startFleet starts n agents, 50 at a time a second apart (a real fleet's agents do
-// not all start in one second either), each with its own user and user agent.
+// startFleet starts n agents, $KBGP_B10_START_RATE a second (default 50; a real
+// fleet's agents do not all start in one second either), each with its own user and
+// user agent.
 func startFleet(ctx context.Context, t *testing.T, server *apiserver.Server, n int, wg *sync.WaitGroup) fleet {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	perSecond := max(1, envInt("KBGP_B10_START_RATE", 50))
 	f := make(fleet, n)
 	for i := range n {
 		f[i] = fleetAgent{node: b10NodeName(i), routers: &bgpfake.Factory{}}
@@ -253,7 +257,7 @@ func startFleet(ctx context.Context, t *testing.T, server *apiserver.Server, n i
 				t.Errorf("agent %s: %v", f[i].node, err)
 			}
 		})
-		if i%50 == 49 {
+		if i%perSecond == perSecond-1 {
 			time.Sleep(time.Second)
 		}
 	}
