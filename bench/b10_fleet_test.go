@@ -53,10 +53,10 @@ var b10Peer = netip.MustParseAddr("100.127.255.1")
 // measures, from the API server's own metrics (apiserver_request_total,
 // apiserver_longrunning_requests):
 //   - API requests per second and open watches with the fleet at rest;
-//   - status writes per second during a flap storm (every node's session down and up
-//     once a second);
 //   - the time from one BGPPeerConfig change (its hold time) to each node's speaker
-//     having it (p50, p99, last);
+//     having it (p50, p99, last), from a fleet at rest;
+//   - status writes per second during a flap storm (every node's session down and up
+//     once a second), after the change so that the storm's backlog does not delay it;
 //   - the API server's resident memory.
 //
 // Skipped unless $KBGP_B10_NODES lists the fleet sizes ("100,1000"): a fleet of a
@@ -145,18 +145,6 @@ func runB10(t *testing.T, n int) string {
 	top := m1.topSince(m0, 4, perSec)
 	t.Logf("n=%d at rest over %s: %.1f requests/s (%s); %.0f watches open", n, window, restRate, top, m1.watches)
 
-	// Flap storm: status writes.
-	storm := b10Duration("KBGP_B10_STORM", 30*time.Second)
-	s0 := scrapeAPIServer(ctx, t, server)
-	fleet.flap(storm)
-	s1 := scrapeAPIServer(ctx, t, server)
-	writes := (s1.status - s0.status) / storm.Seconds()
-	t.Logf("n=%d flap storm over %s: %.1f status writes/s (%.3f a node), %.1f requests/s in all (%s)", n, storm, writes, writes/float64(n),
-		(s1.total-s0.total)/storm.Seconds(), s1.topSince(s0, 4, func(d float64) float64 { return d / storm.Seconds() }))
-	reportGoal(t, "B10", fmt.Sprintf("%d nodes, flap storm: ≤ 0.2 status writes/s a node (B6)", n), writes/float64(n) <= 0.2,
-		"%.3f a node (load %s)", writes/float64(n), loadAvg())
-	time.Sleep(10 * time.Second) // the last flaps' status writes
-
 	// One cluster-wide change: the peer config's hold time.
 	changed := time.Now()
 	var pc kbgpv1.BGPPeerConfig
@@ -175,9 +163,18 @@ func runB10(t *testing.T, n int) string {
 	}
 	t.Logf("n=%d peer config change → speakers: p50 %s, p99 %s, last %s (%d of %d)", n, ms(took.median()), ms(took.quantile(0.99)), ms(took.quantile(1)), len(took), n)
 
+	// Flap storm: status writes.
+	storm := b10Duration("KBGP_B10_STORM", 30*time.Second)
+	s0 := scrapeAPIServer(ctx, t, server)
+	fleet.flap(storm)
+	s1 := scrapeAPIServer(ctx, t, server)
+	writes := (s1.status - s0.status) / storm.Seconds()
+	t.Logf("n=%d flap storm over %s: %.1f status writes/s (%.3f a node), %.1f requests/s in all (%s)", n, storm, writes, writes/float64(n),
+		(s1.total-s0.total)/storm.Seconds(), s1.topSince(s0, 4, func(d float64) float64 { return d / storm.Seconds() }))
+	reportGoal(t, "B10", fmt.Sprintf("%d nodes, flap storm: ≤ 0.2 status writes/s a node (B6)", n), writes/float64(n) <= 0.2,
+		"%.3f a node (load %s)", writes/float64(n), loadAvg())
+
 	apiRSS := childRSS("kube-apiserver")
-	var mem runtime.MemStats
-	runtime.ReadMemStats(&mem)
 	perNode := (int64(rssBytes()) - int64(rss0)) / int64(n)
 	t.Logf("n=%d API server RSS %d MiB; test process RSS +%d KiB a node, %d goroutines", n, apiRSS>>20, perNode>>10, runtime.NumGoroutine())
 	return fmt.Sprintf("| %d | %s | %.1f (%s) | %.0f | %.1f (%.3f) | %s / %s / %s | %d MiB | %d KiB | %s |", n, up.Round(100*time.Millisecond), restRate, top, m1.watches,
