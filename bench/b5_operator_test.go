@@ -226,7 +226,13 @@ func waitRendered(t *testing.T, c client.Client, clusterConfig string, want int,
 }
 
 func startOperator(t *testing.T, cfg *rest.Config) (stop func()) {
-	mgr, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", NodeConfigWorkers: benchWorkers(), InProcessReplica: true})
+	return startOperatorWith(t, cfg, operator.Options{})
+}
+
+// startOperatorWith is startOperator with more options (the bench's own fill the rest).
+func startOperatorWith(t *testing.T, cfg *rest.Config, o operator.Options) (stop func()) {
+	o.MetricsAddress, o.HealthProbeAddress, o.NodeConfigWorkers, o.InProcessReplica = "0", "0", benchWorkers(), true
+	mgr, err := operator.NewManager(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

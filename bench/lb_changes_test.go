@@ -81,6 +81,7 @@ func (p *lbPool) set(i int, ips []netip.Addr) error {
 // paced is the record of one driven sequence of changes.
 type paced struct {
 	sent  []time.Time // when change k's API call started; zero if it was not made
+	done  []time.Time // when change k's API call returned
 	calls durations   // how long each API call took
 	made  int
 }
@@ -120,11 +121,16 @@ func (p *lbPool) drive(t *testing.T, rate float64, n int, limit time.Duration, e
 // when that is slower), none after limit (0: no limit), from changeWorkers goroutines
 // (call k on worker queueOf(k)), and records when each call started.
 func pace(t *testing.T, rate float64, n int, limit time.Duration, queueOf func(k int) int, do func(k int) error) paced {
-	rec := paced{sent: make([]time.Time, n), calls: make(durations, 0, n)}
+	return paceWith(t, changeWorkers, rate, n, limit, queueOf, do)
+}
+
+// paceWith is pace from workers goroutines (queueOf(k) < workers).
+func paceWith(t *testing.T, workers int, rate float64, n int, limit time.Duration, queueOf func(k int) int, do func(k int) error) paced {
+	rec := paced{sent: make([]time.Time, n), done: make([]time.Time, n), calls: make(durations, 0, n)}
 	var mu sync.Mutex
 	start := time.Now()
 	over := func() bool { return limit > 0 && time.Since(start) >= limit }
-	queues := make([]chan int, changeWorkers)
+	queues := make([]chan int, workers)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for w := range queues {
@@ -139,9 +145,10 @@ func pace(t *testing.T, rate float64, n int, limit time.Duration, queueOf func(k
 					errs <- err
 					continue
 				}
+				now := time.Now()
 				mu.Lock()
-				rec.sent[k] = sent
-				rec.calls = append(rec.calls, time.Since(sent))
+				rec.sent[k], rec.done[k] = sent, now
+				rec.calls = append(rec.calls, now.Sub(sent))
 				rec.made++
 				mu.Unlock()
 			}

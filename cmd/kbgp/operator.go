@@ -18,6 +18,7 @@ type operatorOptions struct {
 	leaderElectionNamespace string
 	agentNamespace          string
 	workers                 int
+	lbIPAMWorkers           int
 }
 
 func newOperatorCommand() *cobra.Command {
@@ -42,6 +43,7 @@ replicas with --leader-elect.`,
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.StringVar(&o.agentNamespace, "agent-namespace", "", "namespace of the agents' liveness Leases, watched to mark a silent agent's node Ready=Unknown (default $"+envPodNamespace+", else "+defaultNamespace+")")
 	f.IntVar(&o.workers, "node-workers", 32, "nodes rendered in parallel (each is one API write at most)")
+	f.IntVar(&o.lbIPAMWorkers, "lb-ipam-workers", operator.DefaultLoadBalancerIPAMWorkers, "LoadBalancer Services whose address status writes overlap (the allocation itself is serial)")
 	return cmd
 }
 
@@ -65,6 +67,7 @@ func runOperator(cmd *cobra.Command, o operatorOptions) error {
 		LeaderElectionNamespace: ns,
 		AgentNamespace:          agentNS,
 		NodeConfigWorkers:       o.workers,
+		LoadBalancerIPAMWorkers: o.lbIPAMWorkers,
 	})
 	if err != nil {
 		return err

@@ -33,6 +33,9 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// NodeConfigWorkers is how many nodes are rendered in parallel.
 	NodeConfigWorkers int
+	// LoadBalancerIPAMWorkers is how many Services' address status writes overlap
+	// (default 32); the allocation itself stays one Service at a time.
+	LoadBalancerIPAMWorkers int
 	// AgentNamespace is where the agents renew their Leases; the operator marks a node's
 	// Ready Unknown (AgentNotReporting) when its agent's Lease expires. Empty: agents'
 	// liveness is not watched.
@@ -68,7 +71,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	c, recorder := mgr.GetClient(), mgr.GetEventRecorderFor(FieldManager)
-	ipam := &LoadBalancerIPAM{Client: c, APIReader: mgr.GetAPIReader(), Recorder: recorder}
+	ipam := &LoadBalancerIPAM{Client: c, APIReader: mgr.GetAPIReader(), Recorder: recorder, Workers: o.LoadBalancerIPAMWorkers}
 	controllers := map[string]func(ctrl.Manager) error{
 		"node config":             (&NodeConfigReconciler{Client: c, Workers: o.NodeConfigWorkers}).SetupWithManager,
 		"cluster config":          (&ClusterConfigReconciler{Client: c, Recorder: recorder}).SetupWithManager,

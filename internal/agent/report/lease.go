@@ -32,6 +32,11 @@ type LeaseRenewer struct {
 	logger    *slog.Logger
 	// renewed is called after each successful renewal.
 	renewed func(context.Context)
+	// last is the Lease as this renewer last wrote it: the next renewal updates it
+	// without reading it first (one request instead of two every leaseRenewInterval,
+	// 100 a second for 1,000 nodes: bench B10), and reads it again only after an update
+	// failed (someone else changed it, or it is gone). Start's goroutine only.
+	last *coordinationv1.Lease
 }
 
 // NewLeaseRenewer keeps node's Lease in namespace fresh, reading with reader and
@@ -61,6 +66,15 @@ func (l *LeaseRenewer) Start(ctx context.Context) error {
 
 func (l *LeaseRenewer) renew(ctx context.Context) error {
 	now := metav1.NewMicroTime(time.Now())
+	if l.last != nil {
+		lease := l.last.DeepCopy()
+		l.stamp(lease, now)
+		if err := l.writer.Update(ctx, lease); err == nil {
+			l.last = lease
+			return nil
+		}
+		l.last = nil // read it again, now
+	}
 	lease := &coordinationv1.Lease{}
 	err := l.reader.Get(ctx, types.NamespacedName{Namespace: l.namespace, Name: contract.AgentLeaseName(l.node)}, lease)
 	if apierrors.IsNotFound(err) {
@@ -71,13 +85,26 @@ func (l *LeaseRenewer) renew(ctx context.Context) error {
 				AcquireTime: &now, RenewTime: &now,
 			},
 		}
-		return l.writer.Create(ctx, lease)
+		return l.remember(lease, l.writer.Create(ctx, lease))
 	}
 	if err != nil {
 		return err
 	}
+	l.stamp(lease, now)
+	return l.remember(lease, l.writer.Update(ctx, lease))
+}
+
+// stamp makes the Lease this node's, renewed now.
+func (l *LeaseRenewer) stamp(lease *coordinationv1.Lease, now metav1.MicroTime) {
 	lease.Spec.RenewTime = &now
 	lease.Spec.HolderIdentity = ptr.To(l.node)
 	lease.Spec.LeaseDurationSeconds = ptr.To(int32(leaseDuration.Seconds()))
-	return l.writer.Update(ctx, lease)
+}
+
+// remember keeps the Lease as written (with its new resourceVersion) when err is nil.
+func (l *LeaseRenewer) remember(lease *coordinationv1.Lease, err error) error {
+	if err == nil {
+		l.last = lease
+	}
+	return err
 }
