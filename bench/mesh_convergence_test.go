@@ -83,8 +83,8 @@ func runMeshConvergence(t *testing.T, n int) {
 		// CPU, and on a loaded machine a starved speaker's keepalives come late; with
 		// 9 s the 100-node mesh lost its sessions to hold-time expiry faster than it
 		// built them (bench/RESULTS.md).
-		Timers: &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](90), KeepAliveTimeSeconds: ptr.To[int32](30)},
-		Families:  []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}},
+		Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](90), KeepAliveTimeSeconds: ptr.To[int32](30)},
+		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}},
 	}})
 	mustCreate(t, c, &kbgpv1.BGPAdvertisement{ObjectMeta: metav1.ObjectMeta{Name: "mesh", Labels: map[string]string{"adv": "mesh"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{AdvertisementType: kbgpv1.AdvertisementPodCIDR}}}})
