@@ -120,8 +120,11 @@ type Peer struct {
 	// Passive: the speaker never dials the peer and waits for it to connect (a mesh
 	// pair of nodes has one session: one side dials).
 	Passive bool
-	// RouteReflectorClient: the speaker reflects routes to and from the peer (RFC
-	// 4456) with the cluster ID RouteReflectorClusterID.
+	// RouteReflectorClusterID, when set, makes the speaker a route reflector (RFC
+	// 4456) for this peer: it takes in the routes the peer sends and reflects routes
+	// to it, with this cluster ID; RouteReflectorClient says whether the peer is one
+	// of its clients (it is sent the routes of non-clients as well). Both are local
+	// to the speaker: a change applies to the running session.
 	RouteReflectorClient    bool
 	RouteReflectorClusterID netip.Addr
 	// ImportPodRoutes are the families whose received routes the speaker reports to

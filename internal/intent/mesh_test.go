@@ -12,8 +12,9 @@ import (
 )
 
 // TestMeshPeers: the mesh's nodes become iBGP peers with the mesh's peer config, the
-// rendered source address, passive mode, and route reflector clients with the
-// instance's cluster ID.
+// rendered source address, passive mode; on a reflector, every mesh peer has the
+// instance's cluster ID (the speaker reflects with it), and the clients are route
+// reflector clients.
 func TestMeshPeers(t *testing.T) {
 	nc := nodeConfig("", nodePeer("tor", "10.1.1.1", 65002, ""))
 	nc.Spec.BGPInstances[0].Mesh = &kbgpv1.BGPNodeMesh{
@@ -42,7 +43,9 @@ func TestMeshPeers(t *testing.T) {
 	}
 	client := meshPeer("mesh-a-v4", "10.0.0.5")
 	client.Passive, client.RouteReflectorClient, client.RouteReflectorClusterID = true, true, netip.MustParseAddr("10.0.0.1")
-	for name, want := range map[string]bgp.Peer{"mesh-a-v4": client, "mesh-r-v4": meshPeer("mesh-r-v4", "10.0.0.20")} {
+	reflector := meshPeer("mesh-r-v4", "10.0.0.20")
+	reflector.RouteReflectorClusterID = netip.MustParseAddr("10.0.0.1")
+	for name, want := range map[string]bgp.Peer{"mesh-a-v4": client, "mesh-r-v4": reflector} {
 		if diff := cmp.Diff(want, peers[name].Peer, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", name, diff)
 		}

@@ -113,8 +113,10 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 	p.BFD = bfd(spec.BFD)
 	if m := np.Mesh; m != nil {
 		p.Passive = m.Passive
-		if id, err := netip.ParseAddr(meshClusterID(inst)); err == nil && m.Role == kbgpv1.MeshRoleClient {
-			p.RouteReflectorClient, p.RouteReflectorClusterID = true, id
+		// A reflector reflects between all its mesh peers: its clients and the
+		// other reflectors (RFC 4456), so a node changing role loses no route.
+		if id, err := netip.ParseAddr(meshClusterID(inst)); err == nil && m.Role != kbgpv1.MeshRoleReflector {
+			p.RouteReflectorClient, p.RouteReflectorClusterID = m.Role == kbgpv1.MeshRoleClient, id
 		}
 	}
 	if spec.AuthSecretRef != nil {

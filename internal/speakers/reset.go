@@ -13,7 +13,8 @@ import (
 // connection is made (addresses, ports, TTL, MD5 key, bound device) needs a new session.
 // Connect-retry and keepalive intervals are local timers: the new values apply without
 // a reset (the keepalive interval from the next session on, since it is fixed when the
-// session opens).
+// session opens). Route reflection is local as well: a mesh node changing role keeps its
+// sessions.
 func sessionResetReason(old, new bgp.Peer) string {
 	switch {
 	case old.Address != new.Address:
@@ -42,8 +43,6 @@ func sessionResetReason(old, new bgp.Peer) string {
 		return "VRF changed"
 	case old.Passive != new.Passive:
 		return "passive mode changed"
-	case old.RouteReflectorClient != new.RouteReflectorClient || old.RouteReflectorClusterID != new.RouteReflectorClusterID:
-		return "route reflector client changed"
 	}
 	return ""
 }

@@ -109,7 +109,8 @@ func TestPeerChanges(t *testing.T) {
 		{"passive", func(p *bgp.Peer) { p.Passive = true }, true},
 		{"route reflector client", func(p *bgp.Peer) {
 			p.RouteReflectorClient, p.RouteReflectorClusterID = true, netip.MustParseAddr("10.0.0.1")
-		}, true},
+		}, false},
+		{"reflecting for a non-client", func(p *bgp.Peer) { p.RouteReflectorClusterID = netip.MustParseAddr("10.0.0.1") }, false},
 	} {
 		t.Run(tc.change, func(t *testing.T) {
 			set, f := newFakeSet()

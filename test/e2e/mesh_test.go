@@ -328,3 +328,41 @@ func (ml *meshLab) bgpConnections(t *testing.T, i, dialled, accepted int) {
 		t.Errorf("node %d has %d BGP connections it dialled and %d it accepted, want %d and %d", i+1, d, a, dialled, accepted)
 	}
 }
+
+// TestMeshReflectorsDownLongLived: with long-lived graceful restart on the mesh's peer
+// config (restart time 5 s, long-lived stale time 30 s), both reflectors of nodes 3 to
+// 5 killed: the clients keep every route well past the restart time (sampled for 20 s),
+// and drop them once the long-lived stale time has run out too, not before. (Without
+// it, TestMeshRouteReflectors: the routes leave at the restart time.)
+func TestMeshReflectorsDownLongLived(t *testing.T) {
+	const restart, longLived = 5, 30
+	ml := startMeshLab(t, 5, 5, 2, &kbgpv1.BGPGracefulRestart{Enabled: true,
+		RestartTimeSeconds: ptr.To[int32](restart), LongLivedStaleTimeSeconds: ptr.To[int32](longLived)})
+	all := []int{0, 1, 2, 3, 4}
+	clients := []int{2, 3, 4}
+	others := func(i int) []int {
+		var out []int
+		for _, o := range all {
+			if o != i {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	for _, i := range clients {
+		ml.meshSessions(t, i, kbgpv1.MeshRoleReflector, 0, 1)
+	}
+	for _, i := range all {
+		ml.waitRoutes(t, i, others(i)...)
+	}
+	ml.kill(t, 0)
+	ml.kill(t, 1)
+	killed := time.Now()
+	ml.routesHold(t, clients, others, 4*restart*time.Second)
+	for _, i := range clients {
+		ml.waitRoutes(t, i)
+	}
+	if took := time.Since(killed); took < (restart+longLived)*time.Second {
+		t.Errorf("the clients dropped the stale routes %s after the reflectors died, within the restart time plus the long-lived stale time (%d s)", took, restart+longLived)
+	}
+}

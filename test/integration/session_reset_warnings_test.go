@@ -113,8 +113,6 @@ var resetEdits = map[string][]resetEdit{
 		{warnClusterConfig, strings.Replace(warnClusterConfig, "localPort: 179", "localPort: 179\n    listenAddresses: [10.1.1.10]", 1), "changing localPort or listenAddresses of instance 65001 resets all its sessions"},
 		{warnOverride, strings.Replace(warnOverride, "localPort: 1790", "localPort: 1790\n    listenAddresses: [10.1.1.10]", 1), "changing localPort, listenAddresses or routerID of instance 65001 resets all its sessions on node warn-node"},
 	},
-	"a mesh peer's role ([mesh.md](mesh.md)): passive side, route-reflector client": {
-		{meshClusterConfig("rr: a"), meshClusterConfig("rr: b"), "changing mesh.routeReflectors of instance 65001 resets the mesh sessions"}},
 	"VRF of a speaker": {{warnClusterConfig, strings.Replace(warnClusterConfig, "peerASN: 65002}", "peerASN: 65002, vrf: blue}", 1), "or vrf resets"}},
 }
 
@@ -138,6 +136,7 @@ var keptEdits = []resetEdit{
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}, {afi: ipv6, safi: unicast}", "{afi: ipv6, safi: unicast}, {afi: ipv4, safi: unicast, advertisements: {matchLabels: {a: b}}}", 1)},
 	{base: warnPeerConfig, edited: strings.Replace(warnPeerConfig, "{afi: ipv4, safi: unicast}", "{afi: ipv4, safi: unicast, importPodRoutes: true}", 1)},
 	{base: warnClusterConfig, edited: strings.Replace(warnClusterConfig, "{matchLabels: {rack: warn}}", "{matchLabels: {rack: warn2}}", 1) + "    - {name: tor-b, peerAddress: 10.1.1.3, peerASN: 65002}\n"},
+	{base: meshClusterConfig("rr: a"), edited: meshClusterConfig("rr: b")},
 }
 
 // TestSessionResetWarnings installs the change-warning policies and walks the tables

@@ -43,6 +43,8 @@ type router struct {
 	// resend are prefixes whose export changed for some peer and that still have to be
 	// re-added for that to take effect: kept across a failed AddPath.
 	resend map[netip.Prefix]struct{}
+	// reflecting are the peers in reflectPeerSet (see reflect.go).
+	reflecting map[netip.Addr]bool
 
 	bmpMu sync.Mutex
 	// bmp are the collectors configured in GoBGP, as SetBMP was given them.
@@ -57,7 +59,7 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
 		statements: map[netip.Addr]*peerStatements{}, prefixes: map[netip.Prefix]prefixState{},
-		resend: map[netip.Prefix]struct{}{}}
+		resend: map[netip.Prefix]struct{}{}, reflecting: map[netip.Addr]bool{}}
 }
 
 // AddPeer puts the peer's export policy in place and originates the prefixes of its
@@ -70,11 +72,9 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 	if err := r.addExportPolicy(ctx, p.Address); err != nil {
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
-	if p.RouteReflectorClient {
-		if err := r.setReflectClient(ctx, p.Address, true); err != nil {
-			_ = r.dropExport(ctx, p.Address, pe)
-			return fmt.Errorf("peer %s: %w", p.Address, err)
-		}
+	if _, err := r.setReflecting(ctx, p.Address, p.RouteReflectorClusterID.IsValid()); err != nil {
+		_ = r.dropExport(ctx, p.Address, pe)
+		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
 	err := r.editExport(ctx, p.Address, pe, pe.plan(export, nil))
 	if err == nil {
@@ -92,9 +92,7 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 		}
 	}
 	if err != nil {
-		if p.RouteReflectorClient {
-			_ = r.setReflectClient(ctx, p.Address, false)
-		}
+		_, _ = r.setReflecting(ctx, p.Address, false)
 		_ = r.dropExport(ctx, p.Address, pe)
 		return fmt.Errorf("peer %s: %w", p.Address, err)
 	}
@@ -103,11 +101,28 @@ func (r *router) AddPeer(ctx context.Context, p bgp.Peer, export []bgp.Path) err
 }
 
 // UpdatePeer applies in-place changes. The speaker set only calls it for changes that
-// need no new session; GoBGP itself would reset the session for the others.
+// need no new session; GoBGP itself would reset the session for the others. A change
+// of route reflection (the peer joins or leaves the set reflected for, or its client
+// flag changes) is followed by a soft reset both ways: what the peer sent is taken in
+// (or not) and reflected again, and what it is sent is re-evaluated — on the running
+// session, so no route it carries is withdrawn meanwhile.
 func (r *router) UpdatePeer(ctx context.Context, p bgp.Peer) error {
+	r.exportMu.Lock()
+	setChanged, err := r.setReflecting(ctx, p.Address, p.RouteReflectorClusterID.IsValid())
+	r.exportMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("peer %s: %w", p.Address, err)
+	}
 	// The restart state belongs to a session's start; an update never sets it again.
-	if _, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p, false)}); err != nil {
+	resp, err := r.srv.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: toAPIPeer(p, false)})
+	if err != nil {
 		return fmt.Errorf("update peer %s: %w", p.Address, err)
+	}
+	if setChanged || resp.GetNeedsSoftResetIn() {
+		err := r.srv.ResetPeer(ctx, &api.ResetPeerRequest{Address: p.Address.String(), Soft: true, Direction: api.ResetPeerRequest_DIRECTION_BOTH})
+		if err != nil {
+			return fmt.Errorf("soft reset %s after a route reflection change: %w", p.Address, err)
+		}
 	}
 	r.limitsRaised(p)
 	return r.setImports(ctx, p.Address, p.Imports())
@@ -125,7 +140,7 @@ func (r *router) DeletePeer(ctx context.Context, addr netip.Addr) error {
 	if err := r.setImports(ctx, addr, nil); err != nil {
 		return err
 	}
-	if err := r.setReflectClient(ctx, addr, false); err != nil {
+	if _, err := r.setReflecting(ctx, addr, false); err != nil {
 		return err
 	}
 	pe := r.statements[addr]

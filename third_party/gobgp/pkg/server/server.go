@@ -3971,9 +3971,27 @@ func (s *BgpServer) updateNeighbor(c *oc.Neighbor) (needsSoftResetIn bool, err e
 		conf.Timers.Config = c.Timers.Config
 	}
 
+	// Route reflection is local to this speaker (nothing of it is in the OPEN): a
+	// change applies to the running session. What is sent to the peer from now on
+	// follows the new setting (the peer's info, read for each path sent to it, is
+	// replaced); paths already received keep the info they came with. A soft reset
+	// re-evaluates what was sent and received.
+	rrChanged := !original.RouteReflector.Config.Equal(&c.RouteReflector.Config)
+	if rrChanged {
+		peer.fsm.logger.Info("Update route reflector configuration")
+		conf.RouteReflector = c.RouteReflector
+		needsSoftResetIn = true
+	}
+
 	isLimit, err := peer.updatePrefixLimitConfig(&conf, c.AfiSafis)
 	if err == nil {
 		peer.fsm.pConf.Update(&conf)
+		if info := peer.peerInfo.Load(); rrChanged && info != nil {
+			updated := *info
+			updated.RouteReflectorClient = conf.RouteReflector.Config.RouteReflectorClient
+			updated.RouteReflectorClusterID = conf.RouteReflector.State.RouteReflectorClusterId
+			peer.peerInfo.Store(&updated)
+		}
 		peer.fsm.lock.Unlock()
 		if bfdConfigChanged {
 			err = s.updateBfdPeer(

@@ -147,7 +147,7 @@ func (adj *AdjRib) walkActive(families []bgp.Family, fn func(*destination) bool)
 		if !ok {
 			continue
 		}
-		for _, shard := range t.destinations.shards {
+		for _, shard := range t.destinations.made() {
 			shard.mu.Lock()
 			stop := false
 			for _, dests := range shard.mp {

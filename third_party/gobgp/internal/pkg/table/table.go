@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gaissmai/bart"
 	"github.com/segmentio/fasthash/fnv1a"
@@ -110,31 +111,47 @@ type destinationShard struct {
 
 const destinationShardCount = 2048
 
+// Destinations' shards are made on first use (kbgp patch "lazy table shards"): a
+// table holds one pointer per shard until a prefix falls in it. Made up front, the
+// 2048 shards, each with its lock and map, cost some 200 KiB per table, for every
+// family of every peer's Adj-RIB-In, even empty: tens of MiB for a speaker with a
+// hundred peers each sending a route.
 type Destinations struct {
-	shards [destinationShardCount]*destinationShard
+	shards [destinationShardCount]atomic.Pointer[destinationShard]
 }
 
 func NewDestinations() *Destinations {
-	d := &Destinations{}
-	for i := range d.shards {
-		d.shards[i] = &destinationShard{
-			mu: &sync.RWMutex{},
-			mp: make(map[addrPrefixKey][]*destination),
-		}
-	}
-	return d
+	return &Destinations{}
 }
 
-// getShard returns the shard for a given NLRI
+// getShard returns the shard for a given NLRI, made if it is not yet.
 func (d *Destinations) getShard(nlri bgp.NLRI) *destinationShard {
-	key := tableKey(nlri)
-	return d.shards[uint32(key)&(destinationShardCount-1)]
+	i := uint32(tableKey(nlri)) & (destinationShardCount - 1)
+	if shard := d.shards[i].Load(); shard != nil {
+		return shard
+	}
+	shard := &destinationShard{mu: &sync.RWMutex{}, mp: make(map[addrPrefixKey][]*destination)}
+	if d.shards[i].CompareAndSwap(nil, shard) {
+		return shard
+	}
+	return d.shards[i].Load()
+}
+
+// made returns the shards made so far, in shard order.
+func (d *Destinations) made() []*destinationShard {
+	out := make([]*destinationShard, 0, 64)
+	for i := range d.shards {
+		if shard := d.shards[i].Load(); shard != nil {
+			out = append(out, shard)
+		}
+	}
+	return out
 }
 
 // iterateAllDestinations calls fn for each destination across all shards.
 // Rlock will be hold per shard during the call of fn callback.
 func (d *Destinations) iterateAllDestinations(fn func(*destination)) {
-	for _, shard := range d.shards {
+	for _, shard := range d.made() {
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
 			for _, dest := range dests {
@@ -711,7 +728,7 @@ func (t *Table) setDestination(dst *destination) {
 func (t *Table) Bests(id string, as uint32) []*Path {
 	paths := make([]*Path, 0)
 
-	for _, shard := range t.destinations.shards {
+	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
 			for _, dest := range dests {
@@ -729,7 +746,7 @@ func (t *Table) Bests(id string, as uint32) []*Path {
 // bestsOfShards calls fn with the best paths of each shard in turn, holding a shard's
 // lock only while listing it (kbgp patch "stream the table").
 func (t *Table) bestsOfShards(id string, as uint32, fn func([]*Path)) {
-	for _, shard := range t.destinations.shards {
+	for _, shard := range t.destinations.made() {
 		var paths []*Path
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
@@ -749,7 +766,7 @@ func (t *Table) bestsOfShards(id string, as uint32, fn func([]*Path)) {
 func (t *Table) MultiBests(id string) [][]*Path {
 	paths := make([][]*Path, 0)
 
-	for _, shard := range t.destinations.shards {
+	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
 			for _, dest := range dests {
@@ -767,7 +784,7 @@ func (t *Table) MultiBests(id string) [][]*Path {
 func (t *Table) GetKnownPathList(id string, as uint32) []*Path {
 	paths := make([]*Path, 0)
 
-	for _, shard := range t.destinations.shards {
+	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
 			for _, dest := range dests {
@@ -1019,7 +1036,7 @@ func (t *Table) Select(option ...TableSelectOption) (*Table, error) {
 	} else {
 		// Iterate with shard-level locking to ensure destination methods
 		// are called while holding the appropriate lock
-		for _, shard := range t.destinations.shards {
+		for _, shard := range t.destinations.made() {
 			shard.mu.RLock()
 			for _, dests := range shard.mp {
 				for _, dest := range dests {
@@ -1067,7 +1084,7 @@ func (t *Table) Info(option ...TableInfoOptions) *TableInfo {
 		as = o.AS
 	}
 
-	for _, shard := range t.destinations.shards {
+	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
 			if len(dests) > 1 {
