@@ -24,6 +24,37 @@ const (
 	multiNS    = "e2e-multi"
 )
 
+// threeNodes is FRR and three node namespaces on one bridge: FRR (AS 65010, at .1 of
+// the /24) peers with each node (.11 to .13, AS 65001), with multipath and zebra.
+type threeNodes struct {
+	frrNS, ctl   *netlab.Namespace
+	frr          *netlab.FRR
+	nodes, addrs []string
+	ns           []*netlab.Namespace
+}
+
+// startThreeNodes builds threeNodes on net (a /24 written "10.71.0"), nodes named
+// name-1 to name-3 (with the lab's prefix); bgpConfig goes into FRR's router bgp
+// block before its address families.
+func startThreeNodes(t *testing.T, lab *netlab.Lab, name, net, bgpConfig string) threeNodes {
+	t.Helper()
+	br := lab.Bridge("seg")
+	s := threeNodes{frrNS: lab.Namespace("frr"), ctl: lab.Namespace("ctl")}
+	frrAddr := net + ".1"
+	br.Attach(s.frrNS, "to-seg", []string{frrAddr + "/24"})
+	var cfg strings.Builder
+	for i := range 3 {
+		s.nodes = append(s.nodes, fmt.Sprintf("%s-%d-%s", name, i+1, strings.Trim(lab.Prefix(), "-")))
+		s.addrs = append(s.addrs, fmt.Sprintf("%s.%d", net, 11+i))
+		s.ns = append(s.ns, lab.Namespace(fmt.Sprintf("node%d", i+1)))
+		br.Attach(s.ns[i], "to-seg", []string{s.addrs[i] + "/24"})
+		fmt.Fprintf(&cfg, "neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", s.addrs[i], s.addrs[i], s.addrs[i])
+	}
+	s.frr = netlab.StartFRR(s.frrNS, netlab.FRRConfig{ASN: 65010, RouterID: frrAddr, ListenAddrs: []string{frrAddr}, Zebra: true,
+		RawConfig: cfg.String() + bgpConfig + "address-family ipv4 unicast\n maximum-paths 8\nexit-address-family\n"})
+	return s
+}
+
 // TestSeveralNodesOneService is MetalLB's and frr-k8s's first multi-node scenario: three
 // nodes announce one externalTrafficPolicy Cluster load-balancer address (given by a
 // pool) to FRR with multipath, and FRR uses all three next hops; TCP from the router's
@@ -36,22 +67,8 @@ const (
 // config: its sessions close and its path leaves FRR, the last one stays.
 func TestSeveralNodesOneService(t *testing.T) {
 	lab := netlab.New(t)
-	br := lab.Bridge("seg")
-	frrNS, ctl := lab.Namespace("frr"), lab.Namespace("ctl")
-	br.Attach(frrNS, "to-seg", []string{multiFRR + "/24"})
-	var cfg strings.Builder
-	nodes := make([]string, 3)
-	addrs := make([]string, 3)
-	nsOf := make([]*netlab.Namespace, 3)
-	for i := range nodes {
-		nodes[i] = fmt.Sprintf("e2e-multi-%d-%s", i+1, strings.Trim(lab.Prefix(), "-"))
-		addrs[i] = fmt.Sprintf("10.71.0.%d", 11+i)
-		nsOf[i] = lab.Namespace(fmt.Sprintf("node%d", i+1))
-		br.Attach(nsOf[i], "to-seg", []string{addrs[i] + "/24"})
-		fmt.Fprintf(&cfg, "neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", addrs[i], addrs[i], addrs[i])
-	}
-	f := netlab.StartFRR(frrNS, netlab.FRRConfig{ASN: 65010, RouterID: multiFRR, ListenAddrs: []string{multiFRR}, Zebra: true,
-		RawConfig: cfg.String() + "address-family ipv4 unicast\n maximum-paths 8\nexit-address-family\n"})
+	seg := startThreeNodes(t, lab, "e2e-multi", "10.71.0", "")
+	frrNS, ctl, f, nodes, addrs, nsOf := seg.frrNS, seg.ctl, seg.frr, seg.nodes, seg.addrs, seg.ns
 	createMultiNodeObjects(t, nodes)
 	startOperatorProcess(t, lab, ctl)
 	agents := make([]*agentProcess, 3)

@@ -33,22 +33,8 @@ const (
 // follow. No session resets on the way.
 func TestWeightedECMPFollowsLocalEndpoints(t *testing.T) {
 	lab := netlab.New(t)
-	br := lab.Bridge("seg")
-	frrNS, ctl := lab.Namespace("frr"), lab.Namespace("ctl")
-	br.Attach(frrNS, "to-seg", []string{weightedFRR + "/24"})
-	var cfg strings.Builder
-	nodes := make([]string, 3)
-	addrs := make([]string, 3)
-	nsOf := make([]*netlab.Namespace, 3)
-	for i := range nodes {
-		nodes[i] = fmt.Sprintf("e2e-weighted-%d-%s", i+1, strings.Trim(lab.Prefix(), "-"))
-		addrs[i] = fmt.Sprintf("10.84.0.%d", 11+i)
-		nsOf[i] = lab.Namespace(fmt.Sprintf("node%d", i+1))
-		br.Attach(nsOf[i], "to-seg", []string{addrs[i] + "/24"})
-		fmt.Fprintf(&cfg, "neighbor %s remote-as 65001\nneighbor %s timers 3 9\nneighbor %s timers connect 1\n", addrs[i], addrs[i], addrs[i])
-	}
-	f := netlab.StartFRR(frrNS, netlab.FRRConfig{ASN: 65010, RouterID: weightedFRR, ListenAddrs: []string{weightedFRR}, Zebra: true,
-		RawConfig: cfg.String() + "bgp bestpath bandwidth skip-missing\naddress-family ipv4 unicast\n maximum-paths 8\nexit-address-family\n"})
+	seg := startThreeNodes(t, lab, "e2e-weighted", "10.84.0", "bgp bestpath bandwidth skip-missing\n")
+	frrNS, ctl, f, nodes, addrs, nsOf := seg.frrNS, seg.ctl, seg.frr, seg.nodes, seg.addrs, seg.ns
 	// Every TCP connection hashed on its ports too, not only on the addresses (the
 	// default), so that new connections from one client spread over the next hops.
 	frrNS.MustExec("sysctl", "-w", "net.ipv4.fib_multipath_hash_policy=1")
