@@ -44,7 +44,8 @@ func TestRouteImport(t *testing.T) {
 }
 
 // TestImportPolicyPeers: a family's import policy reaches the peer in the default VRF;
-// a VRF peer's is dropped, since the routes would go into the main table.
+// a VRF peer's is dropped, since the routes would go into the main table, and the
+// node status says so (the peer still runs).
 func TestImportPolicyPeers(t *testing.T) {
 	pc := &kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "uplink"}, Spec: kbgpv1.BGPPeerConfigSpec{
 		Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Import: &kbgpv1.RouteImport{AllowDefaultRoute: true}}},
@@ -60,5 +61,10 @@ func TestImportPolicyPeers(t *testing.T) {
 	blue := res.Desired.Instances[bgp.InstanceKey{LocalASN: 65001, VRF: "blue"}].Peers["blue"]
 	if blue.Peer.Name != "blue" || blue.Peer.ImportRoutes != nil {
 		t.Errorf("the VRF peer %q imports %v, want a peer without import", blue.Peer.Name, blue.Peer.ImportRoutes)
+	}
+	wantFailed := []kbgpv1.FailedResource{{Kind: "BGPPeerConfig", Name: "uplink",
+		Message: "import of ipv4-unicast is ignored for peer blue in VRF blue: imported routes go into the main routing table only"}}
+	if diff := cmp.Diff(wantFailed, res.Failed); diff != "" {
+		t.Errorf("failed resources (-want +got):\n%s", diff)
 	}
 }

@@ -72,6 +72,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 		}
 	}
 	var ads []familyAdvertisements
+	var ignored []kbgpv1.FailedResource
 	p.MaxPrefixes = map[bgp.Family]uint32{}
 	if len(spec.Families) > 0 {
 		p.Families = nil
@@ -94,7 +95,12 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 				}
 				p.AddPathsSend[fam] = uint8(min(f.AddPaths.SendMax, 255))
 			}
-			// The kernel routes go into the main table: a VRF's peers import nothing.
+			// The kernel routes go into the main table: a VRF's peers import nothing,
+			// which the node status says (the peer itself runs).
+			if f.Import != nil && np.VRF != "" {
+				ignored = append(ignored, kbgpv1.FailedResource{Kind: "BGPPeerConfig", Name: np.PeerConfigRef.Name,
+					Message: fmt.Sprintf("import of %s is ignored for peer %s in VRF %s: imported routes go into the main routing table only", fam, np.Name, np.VRF)})
+			}
 			if f.Import != nil && np.VRF == "" {
 				if p.ImportRoutes == nil {
 					p.ImportRoutes = map[bgp.Family]bgp.RouteImport{}
@@ -126,7 +132,7 @@ func buildPeer(in Input, inst kbgpv1.BGPNodeInstance, np kbgpv1.BGPNodePeer) (*b
 		}
 		p.Password = pw
 	}
-	return p, ads, nil
+	return p, ads, ignored
 }
 
 func applyTransport(p *bgp.Peer, t *kbgpv1.BGPTransport) {
