@@ -136,6 +136,9 @@ func serviceRequest(key types.NamespacedName) request { return request{kind: one
 // exportsStale, the router-ID locks, the Node cache, the VRF check) without a lock, and
 // a Service's apply must not interleave with a full one. The two kinds therefore share
 // one controller and its queue, and it runs one reconcile at a time.
+// controllerName names the node's controller in metrics and logs.
+const controllerName = "bgpnodeconfig-agent"
+
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
 	if err != nil {
@@ -165,7 +168,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		return nil
 	})
 	return builder.TypedControllerManagedBy[request](mgr).
-		Named("bgpnodeconfig-agent").
+		Named(controllerName).
 		WithOptions(controller.TypedOptions[request]{MaxConcurrentReconciles: 1}).
 		// The agent's own status writes must not rebuild everything: only spec changes
 		// (a new generation) reconcile. Status is read when reconciling anyway. The
