@@ -37,9 +37,23 @@ func buildKbgp(t *testing.T, server *apiserver.Server, dir string) string {
 }
 
 // startAgent starts `kbgp agent` for node inside ns, with its metrics on
-// 127.0.0.1:9080 inside the namespace. The relay listens on 127.0.0.1, for which the
-// test API server's certificate is valid.
+// 127.0.0.1:9080 inside the namespace.
 func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentProcess {
+	t.Helper()
+	return newAgentLauncher(t, server, lab, ns, node).start()
+}
+
+// agentLauncher starts the agent of one node, built and given its kubeconfig once, as
+// often as a benchmark needs a fresh process (B1s times each start).
+type agentLauncher struct {
+	ns   *netlab.Namespace
+	env  []string
+	argv []string
+}
+
+// newAgentLauncher builds kbgp and writes the node's kubeconfig. The relay listens on
+// 127.0.0.1, for which the test API server's certificate is valid.
+func newAgentLauncher(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *netlab.Namespace, node string) *agentLauncher {
 	t.Helper()
 	bin := buildKbgp(t, server, t.TempDir())
 	kubeconfig, _ := lab.RelayedKubeconfig(ns, server.Config.Host, node, func(path string) error {
@@ -50,10 +64,14 @@ func startAgent(t *testing.T, server *apiserver.Server, lab *netlab.Lab, ns *net
 	if v := os.Getenv("KBGP_BENCH_AGENT_GOGC"); v != "" {
 		env = append(env, "GOGC="+v)
 	}
-	proc := ns.StartEnv("kbgp-agent", env, bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
+	return &agentLauncher{ns: ns, env: env, argv: []string{bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node,
 		"--namespace", benchNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
-		"--pprof-bind-address", "127.0.0.1:9082")
-	return &agentProcess{proc: proc, ns: ns}
+		"--pprof-bind-address", "127.0.0.1:9082"}}
+}
+
+// start starts one agent process.
+func (l *agentLauncher) start() *agentProcess {
+	return &agentProcess{proc: l.ns.StartEnv("kbgp-agent", l.env, l.argv...), ns: l.ns}
 }
 
 // reconcileTotals reads kbgp_reconcile_duration_seconds' sum and count from the

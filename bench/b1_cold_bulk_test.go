@@ -173,8 +173,20 @@ func waitQuiet(a *agentProcess) {
 // loadBIRD starts BIRD with the routes in a protocol static and a BGP protocol to FRR,
 // and waits until its table holds them all.
 func loadBIRD(t *testing.T, l *peerLab, addrs []netip.Addr) *netlab.BIRD {
+	bird := netlab.StartBIRD(l.speakers["bird"].ns, birdBulkConfig(l, addrs))
+	netlab.WaitFor(t, 2*time.Minute, 200*time.Millisecond, func() (bool, string) {
+		out, err := bird.Birdc("show", "route", "count")
+		n := firstInt(birdCountRe, out)
+		return err == nil && n == len(addrs), fmt.Sprintf("BIRD holds %d routes: %s %v", n, out, err)
+	})
+	return bird
+}
+
+// birdBulkConfig is BIRD's configuration for the bulk routes: a protocol static and
+// a BGP protocol to FRR with the timers FRR and kbgp use.
+func birdBulkConfig(l *peerLab, addrs []netip.Addr) string {
 	s := l.speakers["bird"]
-	bird := netlab.StartBIRD(s.ns, fmt.Sprintf(`
+	return fmt.Sprintf(`
 router id %s;
 protocol device {}
 %s
@@ -185,13 +197,7 @@ protocol bgp frr {
 	hold time 9; keepalive time 3;
 	ipv4 { import none; export all; };
 }
-`, s.addr, birdStaticConfig(addrs), s.addr, speakerASN, s.frr, peerASN))
-	netlab.WaitFor(t, 2*time.Minute, 200*time.Millisecond, func() (bool, string) {
-		out, err := bird.Birdc("show", "route", "count")
-		n := firstInt(birdCountRe, out)
-		return err == nil && n == len(addrs), fmt.Sprintf("BIRD holds %d routes: %s %v", n, out, err)
-	})
-	return bird
+`, s.addr, birdStaticConfig(addrs), s.addr, speakerASN, s.frr, peerASN)
 }
 
 // loadGoBGPD starts gobgpd with a neighbor to FRR and injects the routes from an MRT

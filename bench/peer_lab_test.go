@@ -83,10 +83,17 @@ func (l *peerLab) down(t *testing.T, name string) {
 	waitNeighbor(t, l.frr, addr, 5*time.Minute, func(s neighborSample) bool { return s.state != "Established" && s.accepted == 0 })
 }
 
-// kbgpNode creates the objects of one kbgp node peering with FRR (one instance, one
-// IPv4 peer whose family selects advertisements labelled benchLabel=kbgp) and starts
-// the agent for it.
+// kbgpNode creates the objects of one kbgp node peering with FRR (see kbgpNodeObjects)
+// and starts the agent for it.
 func kbgpNode(t *testing.T, server *apiserver.Server, l *peerLab) *agentProcess {
+	kbgpNodeObjects(t, server, l)
+	return startAgent(t, server, l.lab, l.speakers["kbgp"].ns, "bench-node")
+}
+
+// kbgpNodeObjects creates the objects of one kbgp node peering with FRR: one
+// instance, one IPv4 peer whose family selects advertisements labelled
+// benchLabel=kbgp.
+func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 	s := l.speakers["kbgp"]
 	c := server.Client
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{benchLabel: "kbgp"}}
@@ -105,7 +112,6 @@ func kbgpNode(t *testing.T, server *apiserver.Server, l *peerLab) *agentProcess 
 	} {
 		mustCreate(t, c, o)
 	}
-	return startAgent(t, server, l.lab, s.ns, "bench-node")
 }
 
 // serviceAdvertisement advertises the given address kinds of every Service to the
