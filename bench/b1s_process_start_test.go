@@ -30,7 +30,9 @@ const b1sGoal = 1.0
 // static in its configuration) and FRR keeps its neighbors active; then, one speaker
 // at a time, the process is started and the benchmark times, from the start, the
 // phases the peer and the agent show: caches synced (the agent's "caches synced" log
-// line), Established (FRR's first KEEPALIVE on the wire), the first and the last
+// line), the session's TCP connection (its SYN on the wire, and who sent it: the
+// speaker dials, or FRR's own attempts reach a speaker that listens), Established
+// (FRR's first KEEPALIVE on the wire), the first and the last
 // UPDATE on the wire, and FRR holding every prefix. Between passes FRR shuts the
 // session down, drops the routes, and the process is stopped; passes alternate
 // between kbgp and BIRD ($KBGP_BENCH_PASSES, default 3), so that each sees the same
@@ -61,8 +63,10 @@ func b1sSizes(t *testing.T) []int {
 
 // startPhases are a pass's times from process start.
 type startPhases struct {
-	synced, established, firstUpdate, lastUpdate, full time.Duration
-	updates                                            int
+	synced, connect, established, firstUpdate, lastUpdate, full time.Duration
+	updates                                                     int
+	// dialer is who opened the session's TCP connection: the speaker or FRR.
+	dialer string
 }
 
 // syncedText is the caches-synced phase, "-" for a speaker without one (BIRD).
@@ -116,14 +120,17 @@ func b1sRun(t *testing.T, routes int) {
 			synced, stop := start[name]()
 			ft := watchFullTable(t, l.frr, addr.String(), routes, before.updates, 5*time.Minute)
 			wire := capture.stop(t, addr)
-			p := startPhases{established: wire.established.Sub(t0), firstUpdate: wire.firstUpdate.Sub(t0),
+			p := startPhases{connect: wire.connect.Sub(t0), dialer: "FRR", established: wire.established.Sub(t0), firstUpdate: wire.firstUpdate.Sub(t0),
 				lastUpdate: wire.lastUpdate.Sub(t0), full: ft.full.Sub(t0), updates: wire.updates}
+			if wire.speakerDialed {
+				p.dialer = name
+			}
 			if synced != nil {
 				p.synced = synced().Sub(t0)
 			}
 			phases[name] = append(phases[name], p)
-			t.Logf("pass %d %-4s from process start: caches synced %s, Established %s, first UPDATE %s, last UPDATE %s (%d UPDATEs), FRR holds all %s; load %s",
-				pass+1, name, p.syncedText(), ms(p.established), ms(p.firstUpdate), ms(p.lastUpdate), p.updates, ms(p.full), load)
+			t.Logf("pass %d %-4s from process start: caches synced %s, TCP connection %s (opened by %s), Established %s, first UPDATE %s, last UPDATE %s (%d UPDATEs), FRR holds all %s; load %s",
+				pass+1, name, p.syncedText(), ms(p.connect), p.dialer, ms(p.established), ms(p.firstUpdate), ms(p.lastUpdate), p.updates, ms(p.full), load)
 			l.down(t, name)
 			if err := stop(); err != nil {
 				t.Fatal(err)
@@ -133,8 +140,8 @@ func b1sRun(t *testing.T, routes int) {
 	}
 
 	t.Logf("B1s results (%d routes, %d passes; load average %s at the end), medians from process start:", routes, benchPasses(), loadAvg())
-	t.Logf("| speaker | caches synced | Established | first UPDATE | last UPDATE (spread) | FRR holds all | UPDATEs |")
-	t.Logf("|---|---|---|---|---|---|---|")
+	t.Logf("| speaker | caches synced | TCP connection (opened by) | Established | first UPDATE | last UPDATE (spread) | FRR holds all | UPDATEs |")
+	t.Logf("|---|---|---|---|---|---|---|---|")
 	last := map[string]durations{}
 	for _, name := range speakers {
 		col := func(f func(startPhases) time.Duration) durations {
@@ -147,10 +154,12 @@ func b1sRun(t *testing.T, routes int) {
 		synced := startPhases{synced: col(func(p startPhases) time.Duration { return p.synced }).median()}.syncedText()
 		last[name] = col(func(p startPhases) time.Duration { return p.lastUpdate })
 		var updates []int
+		var dialers []string
 		for _, p := range phases[name] {
-			updates = append(updates, p.updates)
+			updates, dialers = append(updates, p.updates), append(dialers, p.dialer)
 		}
-		t.Logf("| %s | %s | %s | %s | %s (%s) | %s | %v |", name, synced,
+		t.Logf("| %s | %s | %s (%s) | %s | %s | %s (%s) | %s | %v |", name, synced,
+			ms(col(func(p startPhases) time.Duration { return p.connect }).median()), strings.Join(dialers, ", "),
 			ms(col(func(p startPhases) time.Duration { return p.established }).median()),
 			ms(col(func(p startPhases) time.Duration { return p.firstUpdate }).median()),
 			ms(last[name].median()), last[name].spread(),

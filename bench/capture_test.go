@@ -51,6 +51,10 @@ func startCapture(t *testing.T, ns *netlab.Namespace, ifname string) *capture {
 type wireTimes struct {
 	established, firstUpdate, lastUpdate time.Time
 	updates                              int
+	// connect is when the session's TCP connection was opened (its SYN), speakerDialed
+	// whether the speaker opened it (or FRR did).
+	connect       time.Time
+	speakerDialed bool
 }
 
 func (w wireTimes) toFirst() time.Duration { return w.firstUpdate.Sub(w.established) }
@@ -79,7 +83,10 @@ func (c *capture) stop(t *testing.T, speaker netip.Addr) wireTimes {
 		t.Fatalf("capture %s: no BGP connection", c.path)
 	}
 	from, to := best.half(speaker, true), best.half(speaker, false)
-	var w wireTimes
+	w := wireTimes{connect: from.dialed, speakerDialed: !from.dialed.IsZero()}
+	if !w.speakerDialed {
+		w.connect = to.dialed
+	}
 	for _, m := range to.messages(t) {
 		if m.Type == gobgptest.WireKeepalive {
 			w.established = m.at
@@ -166,6 +173,8 @@ type tcpHalf struct {
 	isn      uint32
 	synSeen  bool
 	segments []segment
+	// dialed is when this side sent the connection's first SYN (zero: it answered).
+	dialed time.Time
 }
 
 type segment struct {
@@ -259,6 +268,9 @@ func readFlows(path string) (map[string]*tcpFlow, error) {
 		}
 		if tcp.SYN {
 			h.isn, h.synSeen = tcp.Seq, true
+			if !tcp.ACK && h.dialed.IsZero() {
+				h.dialed = ci.Timestamp
+			}
 			continue
 		}
 		if !h.synSeen && len(h.segments) == 0 && len(tcp.Payload) > 0 {
