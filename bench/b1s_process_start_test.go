@@ -64,7 +64,7 @@ func b1sSizes(t *testing.T) []int {
 // startPhases are a pass's times from process start.
 type startPhases struct {
 	synced, connect, established, firstUpdate, lastUpdate, full time.Duration
-	updates                                                     int
+	updates, speakerDials                                       int
 	// dialer is who opened the session's TCP connection: the speaker or FRR.
 	dialer string
 }
@@ -121,7 +121,7 @@ func b1sRun(t *testing.T, routes int) {
 			ft := watchFullTable(t, l.frr, addr.String(), routes, before.updates, 5*time.Minute)
 			wire := capture.stop(t, addr)
 			p := startPhases{connect: wire.connect.Sub(t0), dialer: "FRR", established: wire.established.Sub(t0), firstUpdate: wire.firstUpdate.Sub(t0),
-				lastUpdate: wire.lastUpdate.Sub(t0), full: ft.full.Sub(t0), updates: wire.updates}
+				lastUpdate: wire.lastUpdate.Sub(t0), full: ft.full.Sub(t0), updates: wire.updates, speakerDials: wire.speakerDials}
 			if wire.speakerDialed {
 				p.dialer = name
 			}
@@ -129,8 +129,8 @@ func b1sRun(t *testing.T, routes int) {
 				p.synced = synced().Sub(t0)
 			}
 			phases[name] = append(phases[name], p)
-			t.Logf("pass %d %-4s from process start: caches synced %s, TCP connection %s (opened by %s), Established %s, first UPDATE %s, last UPDATE %s (%d UPDATEs), FRR holds all %s; load %s",
-				pass+1, name, p.syncedText(), ms(p.connect), p.dialer, ms(p.established), ms(p.firstUpdate), ms(p.lastUpdate), p.updates, ms(p.full), load)
+			t.Logf("pass %d %-4s from process start: caches synced %s, TCP connection %s (opened by %s; the speaker dialed %d times), Established %s, first UPDATE %s, last UPDATE %s (%d UPDATEs), FRR holds all %s; load %s",
+				pass+1, name, p.syncedText(), ms(p.connect), p.dialer, p.speakerDials, ms(p.established), ms(p.firstUpdate), ms(p.lastUpdate), p.updates, ms(p.full), load)
 			l.down(t, name)
 			if err := stop(); err != nil {
 				t.Fatal(err)

@@ -55,6 +55,9 @@ type wireTimes struct {
 	// whether the speaker opened it (or FRR did).
 	connect       time.Time
 	speakerDialed bool
+	// speakerDials counts the connections the speaker opened in the capture, the
+	// session's included: more than one means attempts before the session's failed.
+	speakerDials int
 }
 
 func (w wireTimes) toFirst() time.Duration { return w.firstUpdate.Sub(w.established) }
@@ -84,6 +87,11 @@ func (c *capture) stop(t *testing.T, speaker netip.Addr) wireTimes {
 	}
 	from, to := best.half(speaker, true), best.half(speaker, false)
 	w := wireTimes{connect: from.dialed, speakerDialed: !from.dialed.IsZero()}
+	for _, f := range flows {
+		if !f.half(speaker, true).dialed.IsZero() {
+			w.speakerDials++
+		}
+	}
 	if !w.speakerDialed {
 		w.connect = to.dialed
 	}
