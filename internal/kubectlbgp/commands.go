@@ -186,7 +186,7 @@ NODE: every node with a BGPNodeConfig.`,
 			rows, counts := agentRouteRows(answer, wide)
 			lines := []string{}
 			if len(rows) > 0 {
-				lines = formatTable(agentRoutesHeader(wide), rows)
+				lines = formatTable(agentRoutesHeader(answer.Side, wide), rows)
 			} else {
 				lines = append(lines, fmt.Sprintf("No routes %s.", side))
 			}
@@ -200,7 +200,7 @@ NODE: every node with a BGPNodeConfig.`,
 	cmd.MarkFlagsMutuallyExclusive("advertised", "received", "computed")
 	f.StringVar(&peer, "peer", "", "only this peer (by name)")
 	f.StringVar(&prefix, "prefix", "", "only routes equal to or inside this prefix (an address: its host route)")
-	f.StringVarP(&output, "output", "o", "", "output format: wide adds large communities, local preference, AS path and origin")
+	f.StringVarP(&output, "output", "o", "", "output format: wide adds large communities, local preference, AS path, origin, MED and link bandwidth")
 	f.StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' pods (and of their Secrets, for --computed)")
 	f.StringVar(&agentURL, "agent-url", "", "ask the agent at this URL (http://HOST:PORT of its metrics listener) directly, not through the API server's pod proxy; no credentials are sent")
 	return cmd
