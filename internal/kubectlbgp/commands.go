@@ -44,7 +44,7 @@ func newPeersCommand(k *kubeOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&node, "node", "", "show only the sessions of this node")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds the peer ASN and the negotiated timers")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds the peer ASN, the negotiated timers, BFD, the routes installed/rejected in the kernel and ADD-PATH")
 	return cmd
 }
 
@@ -138,7 +138,8 @@ func newRoutesCommand(k *kubeOptions) *cobra.Command {
 		Short: "List the routes each peer of a node is sent (--advertised, the default) or sent it (--received), as the node's agent holds them",
 		Long: `--advertised and --received ask the node's agent, through the API server's pod proxy,
 for each peer's Adj-RIB-Out (the routes it is sent, with the attributes as sent) or
-Adj-RIB-In (what it sent, before import policy). The caller needs list on pods and
+Adj-RIB-In (what it sent, before import policy; KERNEL says whether each route is in
+the node's kernel, and if not why). The caller needs list on pods and
 get on pods/proxy in the agents' namespace (docs/kubectl-bgp.md).
 
 --computed does not ask the agent: it recomputes what each peer must be sent from the
