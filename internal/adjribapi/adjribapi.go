@@ -101,7 +101,12 @@ type Kernel struct {
 	Installed bool `json:"installed"`
 	// Reason says why not: a refusal (not-in-import-policy, default-route-not-allowed,
 	// over-max-routes, foreign-route, the pod-route rules of docs/pod-network.md), a
-	// wait (nodes-not-known, not-yet-installed), or not-imported (the peer imports
-	// nothing of the route's family).
+	// wait (nodes-not-known, not-yet-installed), a route the speaker never passed on
+	// (ReasonASPathLoop, not-passed-on), or not-imported (the peer imports nothing of
+	// the route's family).
 	Reason string `json:"reason,omitempty"`
 }
+
+// ReasonASPathLoop: the route's AS path holds the node's own AS; the speaker keeps it
+// in the Adj-RIB-In but never uses it (RFC 4271 9.1.2).
+const ReasonASPathLoop = "as-path-loop"

@@ -146,7 +146,8 @@ func startFabric(t *testing.T, withBFD bool) fabric {
 		return len(got) == 0, fmt.Sprintf("want 1 installed (the default route), 1 rejected (%s) per ToR: %v", torPrefix, got)
 	})
 	// What `kubectl bgp routes --received` reads: the default route is among what
-	// each ToR sent, in the kernel, and torPrefix, not in it because of the policy.
+	// each ToR sent, in the kernel; torPrefix not, because of the policy; the node's
+	// loopback not, a loop.
 	received, err := f.node.ExecTimeout(10*time.Second, "curl", "-sf", "http://127.0.0.1:9080/bgp/routes?side=received")
 	if err != nil || strings.Count(received, `"prefix":"0.0.0.0/0"`) != 2 {
 		t.Errorf("the agent's received routes lack the ToRs' default routes (%v): %s", err, received)
@@ -167,6 +168,8 @@ func startFabric(t *testing.T, withBFD bool) fabric {
 	for _, name := range []string{"tor1", "tor2"} {
 		wantKernel[name+" 0.0.0.0/0"] = "true "
 		wantKernel[name+" "+torPrefix] = "false not-in-import-policy"
+		// The node's own loopback, sent back by the ToR with the node's AS in the path.
+		wantKernel[name+" "+hostLoopback+"/32"] = "false as-path-loop"
 	}
 	if !maps.Equal(kernel, wantKernel) {
 		t.Errorf("received routes in the kernel: %v, want %v", kernel, wantKernel)

@@ -48,7 +48,7 @@ func newSource() fakeSource {
 		f.snap[ref.Instance] = inst
 		for _, p := range prefixes {
 			f.routes[ref] = append(f.routes[ref], bgp.ReceivedRoute{Prefix: netip.MustParsePrefix(p), NextHop: netip.MustParseAddr("10.0.0.1"),
-				ASPath: []uint32{asn, asn}, Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}, MED: &med,
+				ASPath: []uint32{65100, 65100}, Attributes: bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}, MED: &med,
 					LinkBandwidth: bgp.LinkBandwidth{ASN: asn, BytesPerSecond: 125000}}})
 		}
 	}
@@ -117,7 +117,7 @@ func TestFilters(t *testing.T) {
 	}
 	code, got, _ := get(t, h, url.Values{"side": {"advertised"}, "prefix": {"198.51.100.10"}})
 	rt := got.Peers[0].Routes[0]
-	if code != http.StatusOK || rt.NextHop != "10.0.0.1" || !slices.Equal(rt.Communities, []string{"65001:100"}) || !slices.Equal(rt.ASPath, []uint32{65001, 65001}) ||
+	if code != http.StatusOK || rt.NextHop != "10.0.0.1" || !slices.Equal(rt.Communities, []string{"65001:100"}) || !slices.Equal(rt.ASPath, []uint32{65100, 65100}) ||
 		rt.MED == nil || *rt.MED != 7 || rt.LinkBandwidth == nil || *rt.LinkBandwidth != (adjribapi.LinkBandwidth{ASN: 65001, BytesPerSecond: 125000}) || rt.Kernel != nil {
 		t.Errorf("attributes: %+v", rt)
 	}
@@ -210,14 +210,20 @@ func (k fakeKernel) RouteState(peer netip.Addr, prefix netip.Prefix) (bool, stri
 }
 
 // TestReceivedRoutesInTheKernel: a received route of the default VRF carries its state
-// in the kernel, asked by its peer's address; an advertised route, a VRF peer's route,
-// and every route when the agent installs none (nil) carry none.
+// in the kernel, asked by its peer's address, or as-path-loop when its AS path holds
+// the instance's AS; an advertised route, a VRF peer's route, and every route when the
+// agent installs none (nil) carry none.
 func TestReceivedRoutesInTheKernel(t *testing.T) {
 	k := fakeKernel{
 		"10.0.0.254 10.244.1.0/24":    {Installed: true},
 		"10.0.0.254 198.51.100.10/32": {Reason: "over-max-routes"},
 		"10.1.0.253 203.0.113.0/24":   {Installed: true},
+		"10.0.0.254 10.250.0.0/16":    {Installed: true}, // never asked: the AS path says
 	}
+	src := newSource()
+	tor1 := speakers.PeerRef{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: "tor1"}
+	src.routes[tor1] = slices.Insert(src.routes[tor1], 1, bgp.ReceivedRoute{Prefix: netip.MustParsePrefix("10.250.0.0/16"),
+		NextHop: netip.MustParseAddr("10.0.0.254"), ASPath: []uint32{65100, 65001, 65200}})
 	states := func(r adjribapi.Routes) []string {
 		var out []string
 		for _, p := range r.Peers {
@@ -232,11 +238,11 @@ func TestReceivedRoutesInTheKernel(t *testing.T) {
 		return out
 	}
 	received := []string{
-		"tor1 10.244.1.0/24: true ", "tor1 198.51.100.10/32: false over-max-routes", "tor1 198.51.100.11/32: false not-imported",
+		"tor1 10.244.1.0/24: true ", "tor1 10.250.0.0/16: false as-path-loop", "tor1 198.51.100.10/32: false over-max-routes", "tor1 198.51.100.11/32: false not-imported",
 		"pe 203.0.113.0/24: nil", "pe 2001:db8::/64: nil",
 	}
 	none := []string{
-		"tor1 10.244.1.0/24: nil", "tor1 198.51.100.10/32: nil", "tor1 198.51.100.11/32: nil",
+		"tor1 10.244.1.0/24: nil", "tor1 10.250.0.0/16: nil", "tor1 198.51.100.10/32: nil", "tor1 198.51.100.11/32: nil",
 		"pe 203.0.113.0/24: nil", "pe 2001:db8::/64: nil",
 	}
 	for _, tc := range []struct {
@@ -249,7 +255,7 @@ func TestReceivedRoutesInTheKernel(t *testing.T) {
 		{"advertised", k, adjribapi.Advertised, none},
 		{"no installer", nil, adjribapi.Received, none},
 	} {
-		code, got, body := get(t, Handler(newSource(), tc.kernel, "n1"), url.Values{"side": {tc.side}})
+		code, got, body := get(t, Handler(src, tc.kernel, "n1"), url.Values{"side": {tc.side}})
 		if code != http.StatusOK || !slices.Equal(states(got), tc.want) {
 			t.Errorf("%s: %d %s\ngot  %q\nwant %q", tc.name, code, body, states(got), tc.want)
 		}

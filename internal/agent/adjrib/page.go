@@ -87,8 +87,7 @@ func page(ctx context.Context, src Source, kernel Kernel, node string, q query) 
 			}
 			rt := route(r)
 			if kernel != nil && q.side == bgp.AdjRIBIn && rp.ref.Instance.VRF == "" {
-				installed, reason := kernel.RouteState(rp.snap.Peer.Address, r.Prefix)
-				rt.Kernel = &adjribapi.Kernel{Installed: installed, Reason: reason}
+				rt.Kernel = kernelState(kernel, rp.snap.Peer.Address, rp.ref.Instance.LocalASN, r)
 			}
 			p.Routes = append(p.Routes, rt)
 			n++
@@ -97,6 +96,17 @@ func page(ctx context.Context, src Source, kernel Kernel, node string, q query) 
 		out.Peers = append(out.Peers, p)
 	}
 	return out
+}
+
+// kernelState is what became of peer's route r in the kernel. A route whose AS path
+// holds the node's AS is said so: the speaker never passes it on, so the installer
+// never heard of it.
+func kernelState(kernel Kernel, peer netip.Addr, localASN uint32, r bgp.ReceivedRoute) *adjribapi.Kernel {
+	if slices.Contains(r.ASPath, localASN) {
+		return &adjribapi.Kernel{Reason: adjribapi.ReasonASPathLoop}
+	}
+	installed, reason := kernel.RouteState(peer, r.Prefix)
+	return &adjribapi.Kernel{Installed: installed, Reason: reason}
 }
 
 // route is r as the answer shows it.

@@ -14,15 +14,18 @@ const (
 	// never offered to the kernel.
 	NotImported = "not-imported"
 	// NotYetInstalled: the route may be installed but is not in the kernel via the
-	// peer's next hop: its install failed and is retried, or the route has not reached
-	// the installer yet.
+	// peer's next hop: its install failed and is retried.
 	NotYetInstalled = "not-yet-installed"
+	// NotPassedOn: the peer imports the family but the speaker has not passed the
+	// route on: it is on its way, or the speaker drops it as a loop (the node's AS in
+	// its AS path, or the node's router ID as its ORIGINATOR_ID).
+	NotPassedOn = "not-passed-on"
 )
 
 // RouteState says whether peer's route to prefix is in the kernel via the peer's next
 // hop, and if not, why: a refusal (RejectNotInPolicy, RejectOverMaxRoutes, podnet's
 // reasons, podnet.RejectForeignRoute ...) or a wait (RejectNodesUnknown,
-// NotYetInstalled), or NotImported. It answers `kubectl bgp routes --received`.
+// NotYetInstalled), or one it was never given (NotImported, NotPassedOn). It answers `kubectl bgp routes --received`.
 func (p *Installer) RouteState(peer netip.Addr, prefix netip.Prefix) (installed bool, reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -31,7 +34,7 @@ func (p *Installer) RouteState(peer netip.Addr, prefix netip.Prefix) (installed 
 		if _, imports := p.imports[peer][familyOf(prefix)]; !imports {
 			return false, NotImported
 		}
-		return false, NotYetInstalled
+		return false, NotPassedOn
 	}
 	return p.state(peer, prefix, nextHop)
 }

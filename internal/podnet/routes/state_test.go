@@ -11,8 +11,8 @@ import (
 
 // TestRouteState: each received route says whether it is in the kernel via its peer's
 // next hop, and if not, why: refused by the policy, its default route rule or its
-// cap, kept out by a route kbgp did not install, waiting for a retry, or from a peer
-// (or family) that imports nothing.
+// cap, kept out by a route kbgp did not install, waiting for a retry, never passed on
+// by the speaker, or from a peer (or family) that imports nothing.
 func TestRouteState(t *testing.T) {
 	k := newFakeKernel(nil)
 	k.foreign[netip.MustParsePrefix("10.5.0.0/16")] = true
@@ -45,7 +45,7 @@ func TestRouteState(t *testing.T) {
 		{rrA, "10.6.0.0/16", false, RejectOverMaxRoutes},
 		{rrA, "10.7.0.0/16", false, RejectOverMaxRoutes},
 		{rrA, "10.2.0.0/16", false, NotYetInstalled},
-		{rrA, "10.9.0.0/16", false, NotYetInstalled},
+		{rrA, "10.9.0.0/16", false, NotPassedOn},
 		{rrA, "2001:db8::/32", false, NotImported},
 		{rrB, "10.1.0.0/16", false, NotImported},
 	} {
