@@ -74,8 +74,8 @@ func TestRoutesFromTheAgent(t *testing.T) {
 }
 
 // TestReceivedRoutesFromTheAgent: the received side says of each route whether it is
-// in the node's kernel and why not (a forged reason stays on its line); wide shows the AS path with its prepends, the MED
-// and the link bandwidth.
+// in the node's kernel and why not (a forged reason stays on its line); wide shows the
+// AS path with its prepends, the MED and the link bandwidth.
 func TestReceivedRoutesFromTheAgent(t *testing.T) {
 	med := uint32(20)
 	answer := adjribapi.Routes{Node: "worker-r", Side: "received", Peers: []adjribapi.Peer{

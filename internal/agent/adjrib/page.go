@@ -52,9 +52,9 @@ func compareRef(a, b speakers.PeerRef) int {
 
 // page answers q from src: the peers after q.after in order, each peer's routes that
 // pass the filters, up to q.limit routes, a received route of the default VRF with its
-// state in kernel (nil: the agent installs no routes; a VRF's are never installed). Each peer's Adj-RIB is listed whole and
-// filtered here (the speaker pages nothing), so a page of a large table costs the
-// listing of its peer's table.
+// state in the kernel (kernel nil: the agent installs no routes; a VRF's never are).
+// Each peer's Adj-RIB is listed whole and filtered here (the speaker pages nothing), so
+// a page of a large table costs the listing of its peer's table.
 func page(ctx context.Context, src Source, kernel Kernel, node string, q query) adjribapi.Routes {
 	out := adjribapi.Routes{Node: node, Side: string(q.side), Peers: []adjribapi.Peer{}}
 	n := 0
