@@ -77,4 +77,36 @@ type Route struct {
 	LargeCommunities []string `json:"largeCommunities,omitempty"`
 	LocalPreference  *uint32  `json:"localPreference,omitempty"`
 	Origin           string   `json:"origin,omitempty"`
+	// MED is the MULTI_EXIT_DISC; nil: not sent.
+	MED *uint32 `json:"med,omitempty"`
+	// LinkBandwidth is the link-bandwidth extended community (weighted ECMP); nil:
+	// not sent.
+	LinkBandwidth *LinkBandwidth `json:"linkBandwidth,omitempty"`
+	// Kernel is, for a received route of a peer of the default VRF, whether it is in
+	// the node's kernel; nil on the advertised side, for a VRF peer, and when the agent
+	// installs no routes.
+	Kernel *Kernel `json:"kernel,omitempty"`
 }
+
+// LinkBandwidth is the link-bandwidth extended community: the bandwidth ASN offers
+// for the path.
+type LinkBandwidth struct {
+	ASN            uint32 `json:"asn"`
+	BytesPerSecond uint32 `json:"bytesPerSecond"`
+}
+
+// Kernel says what became of a received route in the node's kernel.
+type Kernel struct {
+	// Installed: the route is in the kernel via the peer's next hop.
+	Installed bool `json:"installed"`
+	// Reason says why not: a refusal (not-in-import-policy, default-route-not-allowed,
+	// over-max-routes, foreign-route, the pod-route rules of docs/pod-network.md), a
+	// wait (nodes-not-known, not-yet-installed), a route the speaker never passed on
+	// (ReasonASPathLoop, not-passed-on), or not-imported (the peer imports nothing of
+	// the route's family).
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReasonASPathLoop: the route's AS path holds the node's own AS; the speaker keeps it
+// in the Adj-RIB-In but never uses it (RFC 4271 9.1.2).
+const ReasonASPathLoop = "as-path-loop"

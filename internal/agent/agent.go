@@ -102,8 +102,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	installer, podNet, routers := kernelRoutes(mgr, o, sessionsChanged.Fire)
 	set := speakers.New(routers, o.Logger, sessionsChanged.Fire, 0)
 	// The routes each peer is sent and sent it, on the metrics listener behind the
-	// same filter as /metrics (docs/status.md).
-	if err := mgr.AddMetricsServerExtraHandler(adjribapi.Path, adjrib.Handler(set, o.NodeName)); err != nil {
+	// same filter as /metrics (docs/status.md), the received ones with their state in
+	// the kernel when the agent installs routes.
+	var kernel adjrib.Kernel
+	if installer != nil {
+		kernel = installer
+	}
+	if err := mgr.AddMetricsServerExtraHandler(adjribapi.Path, adjrib.Handler(set, kernel, o.NodeName)); err != nil {
 		return err
 	}
 	restart, err := checkpoint.Open(o.StateDir, o.NodeName, set, metrics.SetCheckpointWriteFailing, o.Logger)

@@ -44,7 +44,7 @@ func newPeersCommand(k *kubeOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&node, "node", "", "show only the sessions of this node")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds the peer ASN and the negotiated timers")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide adds the peer ASN, the negotiated timers, BFD, the routes installed/rejected in the kernel and ADD-PATH")
 	return cmd
 }
 
@@ -138,7 +138,8 @@ func newRoutesCommand(k *kubeOptions) *cobra.Command {
 		Short: "List the routes each peer of a node is sent (--advertised, the default) or sent it (--received), as the node's agent holds them",
 		Long: `--advertised and --received ask the node's agent, through the API server's pod proxy,
 for each peer's Adj-RIB-Out (the routes it is sent, with the attributes as sent) or
-Adj-RIB-In (what it sent, before import policy). The caller needs list on pods and
+Adj-RIB-In (what it sent, before import policy; KERNEL says whether each route is in
+the node's kernel, and if not why). The caller needs list on pods and
 get on pods/proxy in the agents' namespace (docs/kubectl-bgp.md).
 
 --computed does not ask the agent: it recomputes what each peer must be sent from the
@@ -186,7 +187,7 @@ NODE: every node with a BGPNodeConfig.`,
 			rows, counts := agentRouteRows(answer, wide)
 			lines := []string{}
 			if len(rows) > 0 {
-				lines = formatTable(agentRoutesHeader(wide), rows)
+				lines = formatTable(agentRoutesHeader(answer.Side, wide), rows)
 			} else {
 				lines = append(lines, fmt.Sprintf("No routes %s.", side))
 			}
@@ -200,7 +201,7 @@ NODE: every node with a BGPNodeConfig.`,
 	cmd.MarkFlagsMutuallyExclusive("advertised", "received", "computed")
 	f.StringVar(&peer, "peer", "", "only this peer (by name)")
 	f.StringVar(&prefix, "prefix", "", "only routes equal to or inside this prefix (an address: its host route)")
-	f.StringVarP(&output, "output", "o", "", "output format: wide adds large communities, local preference, AS path and origin")
+	f.StringVarP(&output, "output", "o", "", "output format: wide adds large communities, local preference, AS path, origin, MED and link bandwidth")
 	f.StringVar(&agentNamespace, "agent-namespace", "kbgp-system", "namespace of the agents' pods (and of their Secrets, for --computed)")
 	f.StringVar(&agentURL, "agent-url", "", "ask the agent at this URL (http://HOST:PORT of its metrics listener) directly, not through the API server's pod proxy; no credentials are sent")
 	return cmd

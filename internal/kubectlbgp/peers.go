@@ -26,7 +26,7 @@ type peerRow struct {
 func peersHeader(wide bool) []string {
 	h := []string{"NODE", "ASN", "PEER", "ADDRESS", "VRF", "STATE", "SINCE", "RECEIVED", "ADVERTISED"}
 	if wide {
-		h = append(h, "PEER-ASN", "HOLD/KEEPALIVE", "BFD")
+		h = append(h, "PEER-ASN", "HOLD/KEEPALIVE", "BFD", "INSTALLED/REJECTED", "ADD-PATH")
 	}
 	return h
 }
@@ -70,10 +70,41 @@ func peerCells(node string, asn int64, p kbgpv1.BGPNodePeerStatus, now time.Time
 		strconv.FormatInt(p.RoutesAdvertised, 10),
 	}
 	if wide {
-		// BFD is "-" for a peer whose config does not enable it.
-		c = append(c, peerASN(p.PeerASN, p.DynamicASN), timers(p.Timers), orDash(string(p.BFDState)))
+		// BFD is "-" for a peer whose config does not enable it, INSTALLED/REJECTED for
+		// one that imports nothing, ADD-PATH for one that sends no family several paths.
+		c = append(c, peerASN(p.PeerASN, p.DynamicASN), timers(p.Timers), orDash(string(p.BFDState)),
+			imported(p.RoutesInstalled, p.RoutesRejected), orDash(addPaths(p.AddPaths)))
 	}
 	return c
+}
+
+// imported is "installed/rejected": the routes the peer sent that are in the node's
+// kernel and those refused; "-" when it imports nothing.
+func imported(installed, rejected *int64) string {
+	if installed == nil && rejected == nil {
+		return "-"
+	}
+	count := func(n *int64) int64 {
+		if n == nil {
+			return 0
+		}
+		return *n
+	}
+	return fmt.Sprintf("%d/%d", count(installed), count(rejected))
+}
+
+// addPaths is, per family configured with ADD-PATH send, whether the peer agreed:
+// "ipv4:Negotiated,ipv6:NotNegotiated" (the SAFI is named when not unicast).
+func addPaths(fams []kbgpv1.BGPAddPathsStatus) string {
+	out := make([]string, len(fams))
+	for i, f := range fams {
+		fam := string(f.AFI)
+		if f.SAFI != kbgpv1.SAFIUnicast {
+			fam += "/" + string(f.SAFI)
+		}
+		out[i] = cell(fam + ":" + string(f.Send))
+	}
+	return strings.Join(out, ",")
 }
 
 // peerASN is a peer's ASN, or for a dynamicASN peer its kind, with the ASN its

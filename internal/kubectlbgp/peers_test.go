@@ -64,11 +64,43 @@ func TestPeerRowsWide(t *testing.T) {
 	if got, want := len(rows[0]), len(peersHeader(true)); got != want {
 		t.Fatalf("wide row has %d cells, header %d", got, want)
 	}
-	if diff := cmp.Diff([]string{"65002", "-", "-"}, rows[0][9:]); diff != "" {
+	if diff := cmp.Diff([]string{"65002", "-", "-", "-", "-"}, rows[0][9:]); diff != "" {
 		t.Errorf("wide cells of a session that never came up (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"65002", "90s/30s", "Up"}, rows[1][9:]); diff != "" {
+	if diff := cmp.Diff([]string{"65002", "90s/30s", "Up", "-", "-"}, rows[1][9:]); diff != "" {
 		t.Errorf("wide cells of an established session (-want +got):\n%s", diff)
+	}
+}
+
+// TestPeerCellsImportAndAddPaths: -o wide shows what an importing peer's routes became
+// in the kernel and, per family configured with ADD-PATH send, whether it was agreed.
+func TestPeerCellsImportAndAddPaths(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		name           string
+		installed, rej *int64
+		addPaths       []kbgpv1.BGPAddPathsStatus
+		want           []string
+	}{
+		{"neither", nil, nil, nil, []string{"-", "-"}},
+		{"importing, nothing refused", n(3), n(0), nil, []string{"3/0", "-"}},
+		{"importing, some refused", n(1), n(5), nil, []string{"1/5", "-"}},
+		{"ADD-PATH in both families", nil, nil, []kbgpv1.BGPAddPathsStatus{
+			{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Send: kbgpv1.AddPathsNegotiated},
+			{AFI: "ipv6", SAFI: kbgpv1.SAFIUnicast, Send: kbgpv1.AddPathsNotNegotiated}}, []string{"-", "ipv4:Negotiated,ipv6:NotNegotiated"}},
+		{"a SAFI other than unicast is named, forged text stays on its line", n(0), n(2), []kbgpv1.BGPAddPathsStatus{
+			{AFI: kbgpv1.AFIIPv4, SAFI: "multicast", Send: "Negotiated\nforged"}}, []string{"0/2", "ipv4/multicast:Negotiated_forged"}},
+	} {
+		p := sessionStatus("tor-a", "10.1.1.1", "", kbgpv1.PeeringStateEstablished, time.Minute)
+		p.RoutesInstalled, p.RoutesRejected, p.AddPaths = tc.installed, tc.rej, tc.addPaths
+		c := peerCells("worker-1", 65001, p, now, true)
+		if diff := cmp.Diff(tc.want, c[len(c)-2:]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	header := peersHeader(true)
+	if diff := cmp.Diff([]string{"INSTALLED/REJECTED", "ADD-PATH"}, header[len(header)-2:]); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
 	}
 }
 

@@ -54,10 +54,10 @@ func TestRoutesFromTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"NODE       INSTANCE   PEER    PREFIX          NEXT-HOP   COMMUNITIES   LARGE-COMMUNITIES   LOCAL-PREF   AS-PATH   ORIGIN",
-		"worker-r   65001      tor-a   10.244.7.0/24   10.0.0.1   65001:100     -                   -            65001     IGP",
-		"worker-r   65001      tor-a   100.64.1.1/32   10.0.0.1   65535:65281   65001:1:2           -            65001     IGP",
-		"worker-r   65001      ibgp    100.64.1.2/32   10.0.0.1   -             -                   250          -         -",
+		"NODE       INSTANCE   PEER    PREFIX          NEXT-HOP   COMMUNITIES   LARGE-COMMUNITIES   LOCAL-PREF   AS-PATH   ORIGIN   MED   LINK-BANDWIDTH",
+		"worker-r   65001      tor-a   10.244.7.0/24   10.0.0.1   65001:100     -                   -            65001     IGP      -     -",
+		"worker-r   65001      tor-a   100.64.1.1/32   10.0.0.1   65535:65281   65001:1:2           -            65001     IGP      -     -",
+		"worker-r   65001      ibgp    100.64.1.2/32   10.0.0.1   -             -                   250          -         -        -     -",
 		"",
 		"worker-r 65001 tor-a (10.0.0.254, Established): 2 advertised",
 		"worker-r 65001/red pe (10.1.0.254, Active): 0 advertised",
@@ -70,6 +70,72 @@ func TestRoutesFromTheAgent(t *testing.T) {
 	wantQueries := []string{"limit=10000&prefix=100.64.0.0%2F10&side=advertised", "continue=next&limit=10000&prefix=100.64.0.0%2F10&side=advertised"}
 	if strings.Join(*queries, " ") != strings.Join(wantQueries, " ") {
 		t.Errorf("queries %q, want %q", *queries, wantQueries)
+	}
+}
+
+// TestReceivedRoutesFromTheAgent: the received side says of each route whether it is
+// in the node's kernel and why not (a forged reason stays on its line); wide shows the
+// AS path with its prepends, the MED and the link bandwidth.
+func TestReceivedRoutesFromTheAgent(t *testing.T) {
+	med := uint32(20)
+	answer := adjribapi.Routes{Node: "worker-r", Side: "received", Peers: []adjribapi.Peer{
+		{LocalASN: 65001, Name: "tor-a", Address: "fe80::1%up1", State: "Established", Routes: []adjribapi.Route{
+			{Prefix: "0.0.0.0/0", NextHop: "fe80::1", ASPath: []uint32{65100, 65100, 65100}, Origin: "IGP", MED: &med,
+				LinkBandwidth: &adjribapi.LinkBandwidth{ASN: 65100, BytesPerSecond: 1250000}, Kernel: &adjribapi.Kernel{Installed: true}},
+			{Prefix: "10.9.0.0/16", NextHop: "fe80::1", ASPath: []uint32{65100}, Origin: "IGP",
+				LinkBandwidth: &adjribapi.LinkBandwidth{ASN: 65100, BytesPerSecond: 1000}, Kernel: &adjribapi.Kernel{Reason: "over-max-routes"}},
+			{Prefix: "172.16.0.0/16", NextHop: "fe80::1", ASPath: []uint32{65100}, Kernel: &adjribapi.Kernel{Reason: "not-in-import-policy\nforged"}}}},
+		{LocalASN: 65001, VRF: "red", Name: "pe", Address: "10.1.0.254", State: "Established", Routes: []adjribapi.Route{
+			{Prefix: "203.0.113.0/24", NextHop: "10.1.0.254", ASPath: []uint32{65200}}}},
+	}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get(adjribapi.ParamSide) != adjribapi.Received {
+			http.Error(w, "side", http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(answer)
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"default", nil, []string{
+			"NODE       INSTANCE    PEER    PREFIX           NEXT-HOP     COMMUNITIES   KERNEL",
+			"worker-r   65001       tor-a   0.0.0.0/0        fe80::1      -             yes",
+			"worker-r   65001       tor-a   10.9.0.0/16      fe80::1      -             no (over-max-routes)",
+			"worker-r   65001       tor-a   172.16.0.0/16    fe80::1      -             no (not-in-import-policy_forged)",
+			"worker-r   65001/red   pe      203.0.113.0/24   10.1.0.254   -             -",
+		}},
+		{"wide", []string{"-o", "wide"}, []string{
+			"NODE       INSTANCE    PEER    PREFIX           NEXT-HOP     COMMUNITIES   KERNEL                             LARGE-COMMUNITIES   LOCAL-PREF   AS-PATH             ORIGIN   MED   LINK-BANDWIDTH",
+			"worker-r   65001       tor-a   0.0.0.0/0        fe80::1      -             yes                                -                   -            65100 65100 65100   IGP      20    65100:10Mbit/s",
+			"worker-r   65001       tor-a   10.9.0.0/16      fe80::1      -             no (over-max-routes)               -                   -            65100               IGP      -     65100:8kbit/s",
+			"worker-r   65001       tor-a   172.16.0.0/16    fe80::1      -             no (not-in-import-policy_forged)   -                   -            65100               -        -     -",
+			"worker-r   65001/red   pe      203.0.113.0/24   10.1.0.254   -             -                                  -                   -            65200               -        -     -",
+		}},
+	} {
+		out, _, err := run(t, nil, append([]string{"routes", "worker-r", "--received", "--agent-url", srv.URL}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append(tc.want, "", "worker-r 65001 tor-a (fe80::1%up1, Established): 3 received", "worker-r 65001/red pe (10.1.0.254, Established): 1 received")
+		if got := strings.TrimRight(out, "\n"); got != strings.Join(want, "\n") {
+			t.Errorf("%s: got:\n%s\nwant:\n%s", tc.name, got, strings.Join(want, "\n"))
+		}
+	}
+}
+
+func TestLinkBandwidthCell(t *testing.T) {
+	for bytes, want := range map[uint32]string{0: "65001:0bit/s", 1: "65001:8bit/s", 125: "65001:1kbit/s", 125000: "65001:1Mbit/s",
+		125000000: "65001:1Gbit/s", 3: "65001:24bit/s", 4294967295: "65001:34359738360bit/s"} {
+		if got := linkBandwidthCell(&adjribapi.LinkBandwidth{ASN: 65001, BytesPerSecond: bytes}); got != want {
+			t.Errorf("%d B/s: %q, want %q", bytes, got, want)
+		}
+	}
+	if got := linkBandwidthCell(nil); got != "-" {
+		t.Errorf("nil: %q", got)
 	}
 }
 

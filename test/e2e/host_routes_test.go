@@ -3,7 +3,9 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/adjribapi"
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
@@ -143,10 +146,33 @@ func startFabric(t *testing.T, withBFD bool) fabric {
 		return len(got) == 0, fmt.Sprintf("want 1 installed (the default route), 1 rejected (%s) per ToR: %v", torPrefix, got)
 	})
 	// What `kubectl bgp routes --received` reads: the default route is among what
-	// each ToR sent.
+	// each ToR sent, in the kernel; torPrefix not, because of the policy; the node's
+	// loopback not, a loop.
 	received, err := f.node.ExecTimeout(10*time.Second, "curl", "-sf", "http://127.0.0.1:9080/bgp/routes?side=received")
 	if err != nil || strings.Count(received, `"prefix":"0.0.0.0/0"`) != 2 {
 		t.Errorf("the agent's received routes lack the ToRs' default routes (%v): %s", err, received)
+	}
+	var answer adjribapi.Routes
+	if err := json.Unmarshal([]byte(received), &answer); err != nil {
+		t.Fatalf("the agent's received routes: %v: %s", err, received)
+	}
+	kernel := map[string]string{}
+	for _, p := range answer.Peers {
+		for _, r := range p.Routes {
+			if r.Kernel != nil {
+				kernel[p.Name+" "+r.Prefix] = fmt.Sprintf("%v %s", r.Kernel.Installed, r.Kernel.Reason)
+			}
+		}
+	}
+	wantKernel := map[string]string{}
+	for _, name := range []string{"tor1", "tor2"} {
+		wantKernel[name+" 0.0.0.0/0"] = "true "
+		wantKernel[name+" "+torPrefix] = "false not-in-import-policy"
+		// The node's own loopback, sent back by the ToR with the node's AS in the path.
+		wantKernel[name+" "+hostLoopback+"/32"] = "false as-path-loop"
+	}
+	if !maps.Equal(kernel, wantKernel) {
+		t.Errorf("received routes in the kernel: %v, want %v", kernel, wantKernel)
 	}
 	f.echo = echoer(t, dialFrom(t, f.node, hostLoopback, fmt.Sprintf("%s:%d", hostServer, hostServerPort)))
 	f.echo("before")

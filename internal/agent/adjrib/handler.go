@@ -11,8 +11,8 @@ import (
 )
 
 // Handler answers GET adjribapi.Path: a page of one side of the node's peers' routes
-// (400 for a query it cannot read).
-func Handler(src Source, node string) http.Handler {
+// (400 for a query it cannot read). kernel is nil when the agent installs no routes.
+func Handler(src Source, kernel Kernel, node string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
@@ -25,6 +25,6 @@ func Handler(src Source, node string) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(page(r.Context(), src, node, q))
+		_ = json.NewEncoder(w).Encode(page(r.Context(), src, kernel, node, q))
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"net/netip"
 	"slices"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
@@ -17,6 +18,12 @@ import (
 type Source interface {
 	Snapshot(ctx context.Context) (map[bgp.InstanceKey]speakers.InstanceSnapshot, error)
 	AdjRIB(ctx context.Context, ref speakers.PeerRef, side bgp.AdjRIB) ([]bgp.ReceivedRoute, error)
+}
+
+// Kernel says whether a peer's route is in the node's kernel, and if not, why: the
+// agent's route installer (routes.Installer.RouteState).
+type Kernel interface {
+	RouteState(peer netip.Addr, prefix netip.Prefix) (installed bool, reason string)
 }
 
 // runningPeer is one peer of the snapshot.
@@ -44,10 +51,11 @@ func compareRef(a, b speakers.PeerRef) int {
 }
 
 // page answers q from src: the peers after q.after in order, each peer's routes that
-// pass the filters, up to q.limit routes. Each peer's Adj-RIB is listed whole and
-// filtered here (the speaker pages nothing), so a page of a large table costs the
-// listing of its peer's table.
-func page(ctx context.Context, src Source, node string, q query) adjribapi.Routes {
+// pass the filters, up to q.limit routes, a received route of the default VRF with its
+// state in the kernel (kernel nil: the agent installs no routes; a VRF's never are).
+// Each peer's Adj-RIB is listed whole and filtered here (the speaker pages nothing), so
+// a page of a large table costs the listing of its peer's table.
+func page(ctx context.Context, src Source, kernel Kernel, node string, q query) adjribapi.Routes {
 	out := adjribapi.Routes{Node: node, Side: string(q.side), Peers: []adjribapi.Peer{}}
 	n := 0
 	var last position
@@ -77,7 +85,11 @@ func page(ctx context.Context, src Source, node string, q query) adjribapi.Route
 				}
 				return out
 			}
-			p.Routes = append(p.Routes, route(r))
+			rt := route(r)
+			if kernel != nil && q.side == bgp.AdjRIBIn && rp.ref.Instance.VRF == "" {
+				rt.Kernel = kernelState(kernel, rp.snap.Peer.Address, rp.ref.Instance.LocalASN, r)
+			}
+			p.Routes = append(p.Routes, rt)
 			n++
 			last = position{ref: rp.ref, prefix: r.Prefix}
 		}
@@ -86,9 +98,24 @@ func page(ctx context.Context, src Source, node string, q query) adjribapi.Route
 	return out
 }
 
+// kernelState is what became of peer's route r in the kernel. A route whose AS path
+// holds the node's AS is said so: the speaker never passes it on, so the installer
+// never heard of it.
+func kernelState(kernel Kernel, peer netip.Addr, localASN uint32, r bgp.ReceivedRoute) *adjribapi.Kernel {
+	if slices.Contains(r.ASPath, localASN) {
+		return &adjribapi.Kernel{Reason: adjribapi.ReasonASPathLoop}
+	}
+	installed, reason := kernel.RouteState(peer, r.Prefix)
+	return &adjribapi.Kernel{Installed: installed, Reason: reason}
+}
+
 // route is r as the answer shows it.
 func route(r bgp.ReceivedRoute) adjribapi.Route {
-	out := adjribapi.Route{Prefix: r.Prefix.String(), ASPath: r.ASPath, LocalPreference: r.Attributes.LocalPreference, Origin: string(r.Origin)}
+	out := adjribapi.Route{Prefix: r.Prefix.String(), ASPath: r.ASPath, LocalPreference: r.Attributes.LocalPreference, Origin: string(r.Origin),
+		MED: r.Attributes.MED}
+	if lb := r.Attributes.LinkBandwidth; lb.BytesPerSecond != 0 {
+		out.LinkBandwidth = &adjribapi.LinkBandwidth{ASN: lb.ASN, BytesPerSecond: lb.BytesPerSecond}
+	}
 	if r.NextHop.IsValid() {
 		out.NextHop = r.NextHop.String()
 	}

@@ -36,7 +36,7 @@ func TestFromTheSpeakers(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Router(def).SetReceived(netip.MustParseAddr("10.0.0.2"), []bgp.ReceivedRoute{{Prefix: netip.MustParsePrefix("0.0.0.0/0"), NextHop: netip.MustParseAddr("10.0.0.2")}})
-	h := Handler(set, "n1")
+	h := Handler(set, nil, "n1")
 
 	_, got, _ := get(t, h, url.Values{"side": {"advertised"}})
 	want := []string{"65001//tor-a 10.244.1.0/24", "65001//tor-a 198.51.100.1/32", "65001//tor-b 10.244.1.0/24", "65001/red/pe 203.0.113.0/24"}

@@ -179,12 +179,10 @@ func (p *Installer) Counts() map[netip.Addr]PeerCounts {
 	for prefix, peers := range p.sent {
 		for peer, nh := range peers {
 			c := out[peer]
-			why := p.rejection(peer, prefix, nh)
-			switch {
-			case why == "" && slices.Contains(p.installed[prefix], nh) && !p.stale[prefix]:
+			switch installed, why := p.state(peer, prefix, nh); {
+			case installed:
 				c.Installed++
-			case why == RejectNodesUnknown:
-			case why != "" || p.foreign[prefix]:
+			case refused(why):
 				c.Rejected++
 			}
 			out[peer] = c
