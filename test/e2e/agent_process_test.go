@@ -63,6 +63,10 @@ func startAgentProcess(t *testing.T, lab *netlab.Lab, ns *netlab.Namespace, node
 		"--namespace", agentNamespace, "--metrics-bind-address", "127.0.0.1:9080", "--health-probe-bind-address", "127.0.0.1:9081",
 		"--state-dir", stateDir}, extraArgs...)
 	proc := ns.Start("kbgp-agent", append([]string{kbgpBinary}, args...)...)
+	// Stopped before the test's temporary directories go (cleanups run last first):
+	// the lab stops its processes only after them, and an agent still writing its
+	// checkpoint into a directory being removed fails the removal.
+	t.Cleanup(func() { _ = proc.Stop() })
 	return &agentProcess{proc: proc, relay: relay, ns: ns, stateDir: stateDir}
 }
 
