@@ -26,15 +26,7 @@ import (
 func TestMeshRoleChangeKeepsEveryRoute(t *testing.T) {
 	ml := startMeshLab(t, 5, 5, 2, &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](120)})
 	all := []int{0, 1, 2, 3, 4}
-	others := func(i int) []int {
-		var out []int
-		for _, o := range all {
-			if o != i {
-				out = append(out, o)
-			}
-		}
-		return out
-	}
+	others := func(i int) []int { return without(all, i) }
 	for _, i := range all {
 		ml.waitRoutes(t, i, others(i)...)
 	}

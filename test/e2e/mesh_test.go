@@ -183,15 +183,7 @@ func sameSessions(t *testing.T, node int, before, after map[string]time.Time) {
 func TestMeshPodNetworkWithoutARouter(t *testing.T) {
 	ml := startMeshLab(t, 5, 4, 0, &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](120)})
 	four := []int{0, 1, 2, 3}
-	others := func(set []int, i int) []int {
-		var out []int
-		for _, o := range set {
-			if o != i {
-				out = append(out, o)
-			}
-		}
-		return out
-	}
+	others := without
 	established := map[int]map[string]time.Time{}
 	for _, i := range four {
 		ml.waitRoutes(t, i, others(four, i)...)
@@ -243,15 +235,7 @@ func TestMeshRouteReflectors(t *testing.T) {
 	ml := startMeshLab(t, 5, 5, 2, &kbgpv1.BGPGracefulRestart{Enabled: true, RestartTimeSeconds: ptr.To[int32](restart)})
 	all := []int{0, 1, 2, 3, 4}
 	clients := []int{2, 3, 4}
-	others := func(i int) []int {
-		var out []int
-		for _, o := range all {
-			if o != i {
-				out = append(out, o)
-			}
-		}
-		return out
-	}
+	others := func(i int) []int { return without(all, i) }
 	for _, i := range clients {
 		ml.meshSessions(t, i, kbgpv1.MeshRoleReflector, 0, 1)
 	}
@@ -286,6 +270,17 @@ func TestMeshRouteReflectors(t *testing.T) {
 	if took := time.Since(killed); took < restart*time.Second {
 		t.Errorf("the clients dropped the stale routes %s after the reflectors died, within the %d s restart time", took, restart)
 	}
+}
+
+// without is set without i: the nodes a node of the set meshes with.
+func without(set []int, i int) []int {
+	var out []int
+	for _, o := range set {
+		if o != i {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // routesHold checks, for d, that every node of nodes keeps exactly the pod CIDRs of
@@ -340,15 +335,7 @@ func TestMeshReflectorsDownLongLived(t *testing.T) {
 		RestartTimeSeconds: ptr.To[int32](restart), LongLivedStaleTimeSeconds: ptr.To[int32](longLived)})
 	all := []int{0, 1, 2, 3, 4}
 	clients := []int{2, 3, 4}
-	others := func(i int) []int {
-		var out []int
-		for _, o := range all {
-			if o != i {
-				out = append(out, o)
-			}
-		}
-		return out
-	}
+	others := func(i int) []int { return without(all, i) }
 	for _, i := range clients {
 		ml.meshSessions(t, i, kbgpv1.MeshRoleReflector, 0, 1)
 	}
