@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,30 @@ func (a *agentProcess) heapProfile(t *testing.T, name string) {
 		return
 	}
 	t.Logf("agent heap profile: %s", path)
+}
+
+// startupCPUProfile saves a CPU profile of the agent's first d, from as soon as its
+// pprof endpoint answers, as $KBGP_BENCH_PROFILE_DIR/name when that is set; the
+// returned wait blocks until it is saved. B1s reads where a start's time goes.
+func (a *agentProcess) startupCPUProfile(t *testing.T, name string, d time.Duration) (wait func()) {
+	dir := os.Getenv("KBGP_BENCH_PROFILE_DIR")
+	if dir == "" {
+		return func() {}
+	}
+	path := filepath.Join(dir, name)
+	url := fmt.Sprintf("http://127.0.0.1:9082/debug/pprof/profile?seconds=%d", int(d.Seconds()))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		out, err := a.ns.ExecTimeout(d+time.Minute, "curl", "-sf", "--retry", "50", "--retry-connrefused", "--retry-delay", "0",
+			"--retry-max-time", "10", "-o", path, url)
+		if err != nil {
+			t.Errorf("agent CPU profile: %v: %s", err, out)
+			return
+		}
+		t.Logf("agent CPU profile of its first %s: %s", d, path)
+	}()
+	return func() { <-done }
 }
 
 // profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set, until the
