@@ -68,4 +68,3 @@ func (s *Set) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapsho
 	}
 	return out, errors.Join(errs...)
 }
-
