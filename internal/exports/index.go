@@ -69,9 +69,11 @@ type Index struct {
 
 // sources are the contributions to one prefix of one peer. Nearly always there is one
 // source, kept inline; more holds the others when several Services (or a Service and
-// the pod CIDRs) announce the same prefix.
+// the pod CIDRs) announce the same prefix. There is an entry per route, so the inline
+// source is a pointer (compared by the name it points to), shared by all the prefixes
+// one SetService call gives: 8 bytes a route instead of a 32-byte name.
 type sources struct {
-	src   types.NamespacedName
+	src   *types.NamespacedName
 	attrs *bgp.PathAttributes
 	more  map[types.NamespacedName]*bgp.PathAttributes
 }
@@ -119,7 +121,7 @@ func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules
 		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
 	}
 	for prefix, attrs := range merged {
-		x.contribute(p, prefix, podCIDRSource, &attrs)
+		x.contribute(p, prefix, &podCIDRSource, &attrs)
 	}
 }
 
@@ -148,10 +150,11 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix netip.Prefix
 	}
 	type sync struct {
-		src types.NamespacedName
+		src *types.NamespacedName
 		at
 		attrs *bgp.PathAttributes
 	}
+	self := &key
 	before := map[at]*bgp.PathAttributes{}
 	var syncs []sync
 	nowByPrefix := map[PeerKey]map[netip.Prefix]*bgp.PathAttributes{}
@@ -163,7 +166,7 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 				continue
 			}
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}, is[prefix]})
+			syncs = append(syncs, sync{self, at{p, prefix}, is[prefix]})
 		}
 	}
 	claims := claimsOf(svc)
@@ -177,7 +180,7 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}, nowByPrefix[p][prefix]})
+			syncs = append(syncs, sync{self, at{p, prefix}, nowByPrefix[p][prefix]})
 		}
 	}
 	had := map[at]bool{}
@@ -201,7 +204,7 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
 			for p := range x.rules {
-				syncs = append(syncs, sync{other, at{p, prefix}, x.contribution(other, p, prefix)})
+				syncs = append(syncs, sync{&other, at{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
@@ -215,18 +218,18 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 			// address: no claim decides it, and as the least specific route to its
 			// addresses it takes no owner's traffic from the owner's host route.
 			if s.attrs == nil {
-				x.withdraw(s.p, s.prefix, s.src)
+				x.withdraw(s.p, s.prefix, *s.src)
 			} else {
 				x.contribute(s.p, s.prefix, s.src, s.attrs)
 			}
 			continue
 		}
 		rank, ok := mine[s.prefix.Addr()]
-		if s.src != key {
-			rank, ok = x.claims.rankOf(s.src, s.prefix.Addr())
+		if *s.src != key {
+			rank, ok = x.claims.rankOf(*s.src, s.prefix.Addr())
 		}
-		if _, outranked := x.claims.outranked(s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
-			x.withdraw(s.p, s.prefix, s.src)
+		if _, outranked := x.claims.outranked(*s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
+			x.withdraw(s.p, s.prefix, *s.src)
 		} else {
 			x.contribute(s.p, s.prefix, s.src, s.attrs)
 		}
@@ -406,19 +409,19 @@ func compareNamespacedName(a, b types.NamespacedName) int {
 }
 
 // contribute sets what src gives prefix for the peer.
-func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src types.NamespacedName, attrs *bgp.PathAttributes) {
+func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.NamespacedName, attrs *bgp.PathAttributes) {
 	m := x.contributors[p]
 	s, ok := m[prefix]
 	switch {
 	case !ok:
 		s = sources{src: src, attrs: attrs}
-	case s.src == src:
+	case *s.src == *src:
 		s.attrs = attrs
 	default:
 		if s.more == nil {
 			s.more = map[types.NamespacedName]*bgp.PathAttributes{}
 		}
-		s.more[src] = attrs
+		s.more[*src] = attrs
 	}
 	m[prefix] = s
 }
@@ -431,7 +434,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 	if !ok {
 		return
 	}
-	if s.src != src {
+	if *s.src != src {
 		delete(s.more, src)
 		m[prefix] = s
 		return
@@ -441,7 +444,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 		return
 	}
 	for k, a := range s.more {
-		s.src, s.attrs = k, a
+		s.src, s.attrs = &k, a
 		delete(s.more, k)
 		break
 	}
@@ -459,7 +462,7 @@ func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool
 	switch {
 	case !ok:
 		return bgp.PathAttributes{}, false
-	case s.src == podCIDRSource || len(s.more) == 0:
+	case *s.src == podCIDRSource || len(s.more) == 0:
 		return *s.attrs, true
 	}
 	if a, pods := s.more[podCIDRSource]; pods {
