@@ -203,8 +203,13 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
+			src := self
+			if other != key {
+				o := other
+				src = &o
+			}
 			for p := range x.rules {
-				syncs = append(syncs, sync{&other, at{p, prefix}, x.contribution(other, p, prefix)})
+				syncs = append(syncs, sync{src, at{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
