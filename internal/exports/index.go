@@ -45,8 +45,9 @@ type Index struct {
 	services map[types.NamespacedName]map[PeerKey][]Route
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
-	// sent is their merge (union of communities, highest local preference).
-	contributors map[PeerKey]map[netip.Prefix]sources
+	// sent is their merge (union of communities, highest local preference). An entry
+	// per route, so under a compact key (bgp.PrefixKey).
+	contributors map[PeerKey]map[bgp.PrefixKey]sources
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
 	refused map[types.NamespacedName][]Refusal
@@ -85,7 +86,7 @@ func New(node string) *Index {
 		rules:        map[PeerKey]Rules{},
 		addrs:        map[PeerKey]netip.Addr{},
 		services:     map[types.NamespacedName]map[PeerKey][]Route{},
-		contributors: map[PeerKey]map[netip.Prefix]sources{},
+		contributors: map[PeerKey]map[bgp.PrefixKey]sources{},
 		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
@@ -115,7 +116,7 @@ func (x *Index) Held() map[types.NamespacedName]time.Duration {
 func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules) {
 	x.rules[p] = rules
 	x.addrs[p] = addr
-	x.contributors[p] = map[netip.Prefix]sources{}
+	x.contributors[p] = map[bgp.PrefixKey]sources{}
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
 		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
@@ -281,7 +282,8 @@ func (x *Index) contribution(src types.NamespacedName, p PeerKey, prefix netip.P
 // Export returns a copy of what the peer is sent.
 func (x *Index) Export(p PeerKey) map[netip.Prefix]bgp.PathAttributes {
 	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
-	for prefix := range x.contributors[p] {
+	for k := range x.contributors[p] {
+		prefix := k.Prefix()
 		if attrs, ok := x.merged(p, prefix); ok {
 			out[prefix] = attrs
 		}
@@ -415,8 +417,8 @@ func compareNamespacedName(a, b types.NamespacedName) int {
 
 // contribute sets what src gives prefix for the peer.
 func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.NamespacedName, attrs *bgp.PathAttributes) {
-	m := x.contributors[p]
-	s, ok := m[prefix]
+	m, k := x.contributors[p], bgp.KeyOf(prefix)
+	s, ok := m[k]
 	switch {
 	case !ok:
 		s = sources{src: src, attrs: attrs}
@@ -428,24 +430,24 @@ func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.Namespaced
 		}
 		s.more[*src] = attrs
 	}
-	m[prefix] = s
+	m[k] = s
 }
 
 // withdraw removes what src gives prefix for the peer; another source, if any, moves
 // into the inline slot.
 func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedName) {
-	m := x.contributors[p]
-	s, ok := m[prefix]
+	m, k := x.contributors[p], bgp.KeyOf(prefix)
+	s, ok := m[k]
 	if !ok {
 		return
 	}
 	if *s.src != src {
 		delete(s.more, src)
-		m[prefix] = s
+		m[k] = s
 		return
 	}
 	if len(s.more) == 0 {
-		delete(m, prefix)
+		delete(m, k)
 		return
 	}
 	for k, a := range s.more {
@@ -453,7 +455,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 		delete(s.more, k)
 		break
 	}
-	m[prefix] = s
+	m[k] = s
 }
 
 // merged is what the peer is sent for prefix, if anything: the merge (union of
@@ -463,7 +465,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 // namespace, so a Service announcing someone else's address can neither announce it
 // nor add a blackhole community, no-export or a local preference to it.
 func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
-	s, ok := x.contributors[p][prefix]
+	s, ok := x.contributors[p][bgp.KeyOf(prefix)]
 	switch {
 	case !ok:
 		return bgp.PathAttributes{}, false

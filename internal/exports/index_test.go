@@ -140,7 +140,7 @@ func TestSourcesAreComparedByName(t *testing.T) {
 	x.SetService(k1, s1, nil)
 	x.SetService(k2, s2, nil)
 	book := x.contributors[peer]
-	if book[p10].src != book[p11].src || len(book[p11].more) != 1 {
+	if book[bgp.KeyOf(p10)].src != book[bgp.KeyOf(p11)].src || len(book[bgp.KeyOf(p11)].more) != 1 {
 		t.Fatalf("one call's prefixes do not share the name, or the second source is missing: %+v", book)
 	}
 
@@ -154,7 +154,7 @@ func TestSourcesAreComparedByName(t *testing.T) {
 	if diff := cmp.Diff(want, x.SetService(k1, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("web deleted (-want +got):\n%s", diff)
 	}
-	if s, ok := book[p11]; !ok || *s.src != k2 || len(s.more) != 0 || len(book) != 1 {
+	if s, ok := book[bgp.KeyOf(p11)]; !ok || *s.src != k2 || len(s.more) != 0 || len(book) != 1 {
 		t.Errorf("after web left, 203.0.113.11 is api's alone: %+v", book)
 	}
 	want = bgp.ExportChanges{peer.Instance: {{Peer: addr, Remove: []netip.Prefix{p11}}}}

@@ -20,7 +20,7 @@ func TestExportBookSharesOneCopyPerAttributeSet(t *testing.T) {
 	b.set(p1, a)
 	b.set(p2, bgp.PathAttributes{Communities: []uint32{65000<<16 | 1}, LocalPreference: new(uint32(200))})
 	b.set(p3, a)
-	if len(b.shared) != 1 || b.prefixes[p1] != b.prefixes[p2] || b.prefixes[p1] != b.prefixes[p3] || b.prefixes[p1].refs != 3 {
+	if len(b.shared) != 1 || b.prefixes[bgp.KeyOf(p1)] != b.prefixes[bgp.KeyOf(p2)] || b.prefixes[bgp.KeyOf(p1)] != b.prefixes[bgp.KeyOf(p3)] || b.prefixes[bgp.KeyOf(p1)].refs != 3 {
 		t.Fatalf("equal attributes not shared: %d sets, %+v", len(b.shared), b.prefixes)
 	}
 
@@ -30,7 +30,7 @@ func TestExportBookSharesOneCopyPerAttributeSet(t *testing.T) {
 	}
 
 	b.set(p2, bgp.PathAttributes{Communities: []uint32{}})
-	if len(b.shared) != 2 || b.prefixes[p1].refs != 2 || b.prefixes[p2].refs != 1 {
+	if len(b.shared) != 2 || b.prefixes[bgp.KeyOf(p1)].refs != 2 || b.prefixes[bgp.KeyOf(p2)].refs != 1 {
 		t.Errorf("an empty community list shares the set of another (or of nil): %d sets", len(b.shared))
 	}
 	b.set(p2, bgp.PathAttributes{})
