@@ -26,9 +26,11 @@ const (
 
 var claimKinds = [...]kbgpv1.ServiceAddressType{kbgpv1.ServiceClusterIP, kbgpv1.ServiceLoadBalancerIP, kbgpv1.ServiceExternalIP}
 
-// claim is one Service's strongest claim on one address.
+// claim is one Service's strongest claim on one address. There is one per claimed
+// address, so src is a pointer (compared by the name it points to) that all the claims
+// of one set call share: 8 bytes an address instead of a 32-byte name.
 type claim struct {
-	src  types.NamespacedName
+	src  *types.NamespacedName
 	rank claimRank
 }
 
@@ -102,6 +104,7 @@ func changedClaims(old, now []addrClaim) []netip.Addr {
 // change (src was re-created under the same name).
 func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
 	old := c.bySrc[src]
+	ref := &src
 	var changed []netip.Addr
 	for _, o := range old {
 		if renew || !slices.Contains(now, o) {
@@ -111,7 +114,7 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 		}
 	}
 	for _, n := range now {
-		if (renew || !slices.Contains(old, n)) && c.add(src, n, older) && !slices.Contains(changed, n.addr) {
+		if (renew || !slices.Contains(old, n)) && c.add(ref, n, older) && !slices.Contains(changed, n.addr) {
 			changed = append(changed, n.addr)
 		}
 	}
@@ -124,7 +127,7 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 }
 
 // add records src's claim and reports whether it became the owner.
-func (c addressClaims) add(src types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
+func (c addressClaims) add(src *types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
 	cl := claim{src: src, rank: ac.rank}
 	set, ok := c.byAddr[ac.addr]
 	if !ok {
@@ -136,10 +139,10 @@ func (c addressClaims) add(src types.NamespacedName, ac addrClaim, older func(a,
 	}
 	owns := stronger(cl, set.owner, older)
 	if owns {
-		set.others[set.owner.src] = set.owner.rank
+		set.others[*set.owner.src] = set.owner.rank
 		set.owner = cl
 	} else {
-		set.others[src] = ac.rank
+		set.others[*src] = ac.rank
 	}
 	c.byAddr[ac.addr] = set
 	return owns
@@ -151,7 +154,7 @@ func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older f
 	switch {
 	case !ok:
 		return false
-	case set.owner.src != src:
+	case *set.owner.src != src:
 		delete(set.others, src)
 		if len(set.others) == 0 {
 			set.others = nil
@@ -164,11 +167,11 @@ func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older f
 	}
 	first := true
 	for m, rank := range set.others {
-		if cl := (claim{m, rank}); first || stronger(cl, set.owner, older) {
+		if cl := (claim{&m, rank}); first || stronger(cl, set.owner, older) {
 			set.owner, first = cl, false
 		}
 	}
-	delete(set.others, set.owner.src)
+	delete(set.others, *set.owner.src)
 	if len(set.others) == 0 {
 		set.others = nil
 	}
@@ -178,7 +181,7 @@ func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older f
 
 // stronger reports whether claim a outranks b.
 func stronger(a, b claim, older func(a, b types.NamespacedName) bool) bool {
-	return a.rank < b.rank || (a.rank == b.rank && older(a.src, b.src))
+	return a.rank < b.rank || (a.rank == b.rank && older(*a.src, *b.src))
 }
 
 // claimants are the Services claiming addr.
@@ -187,7 +190,7 @@ func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
 	if !ok {
 		return nil
 	}
-	return append(slices.Collect(maps.Keys(set.others)), set.owner.src)
+	return append(slices.Collect(maps.Keys(set.others)), *set.owner.src)
 }
 
 // claimantsIn are the Services claiming an address in one of prefixes, sorted. A host
@@ -222,8 +225,13 @@ func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr 
 	if mine == claimClusterIP {
 		return claim{}, false
 	}
-	o := c.byAddr[addr].owner
-	if o.src == src || (o.rank != claimClusterIP && o.src.Namespace == src.Namespace) {
+	set, ok := c.byAddr[addr]
+	if !ok {
+		// Not reached: mine is a claim on addr. No claim, no owner to outrank src.
+		return claim{}, false
+	}
+	o := set.owner
+	if *o.src == src || (o.rank != claimClusterIP && o.src.Namespace == src.Namespace) {
 		return claim{}, false
 	}
 	return o, true
@@ -241,7 +249,7 @@ func (c addressClaims) rankOf(src types.NamespacedName, addr netip.Addr) (claimR
 
 // outrankedMessage says why a Service does not announce addr, which owner holds.
 func outrankedMessage(kind kbgpv1.ServiceAddressType, addr netip.Addr, owner claim) string {
-	msg := fmt.Sprintf("%s %s is the %s of Service %s", kind, addr, claimKinds[owner.rank], owner.src)
+	msg := fmt.Sprintf("%s %s is the %s of Service %s", kind, addr, claimKinds[owner.rank], *owner.src)
 	if owner.rank != claimClusterIP {
 		msg += " of another namespace"
 	}

@@ -45,8 +45,9 @@ type Index struct {
 	services map[types.NamespacedName]map[PeerKey][]Route
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
-	// sent is their merge (union of communities, highest local preference).
-	contributors map[PeerKey]map[netip.Prefix]sources
+	// sent is their merge (union of communities, highest local preference). An entry
+	// per route, so under a compact key (bgp.PrefixKey).
+	contributors map[PeerKey]map[bgp.PrefixKey]sources
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
 	refused map[types.NamespacedName][]Refusal
@@ -69,9 +70,11 @@ type Index struct {
 
 // sources are the contributions to one prefix of one peer. Nearly always there is one
 // source, kept inline; more holds the others when several Services (or a Service and
-// the pod CIDRs) announce the same prefix.
+// the pod CIDRs) announce the same prefix. There is an entry per route, so the inline
+// source is a pointer (compared by the name it points to), shared by all the prefixes
+// one SetService call gives: 8 bytes a route instead of a 32-byte name.
 type sources struct {
-	src   types.NamespacedName
+	src   *types.NamespacedName
 	attrs *bgp.PathAttributes
 	more  map[types.NamespacedName]*bgp.PathAttributes
 }
@@ -83,7 +86,7 @@ func New(node string) *Index {
 		rules:        map[PeerKey]Rules{},
 		addrs:        map[PeerKey]netip.Addr{},
 		services:     map[types.NamespacedName]map[PeerKey][]Route{},
-		contributors: map[PeerKey]map[netip.Prefix]sources{},
+		contributors: map[PeerKey]map[bgp.PrefixKey]sources{},
 		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
@@ -113,13 +116,13 @@ func (x *Index) Held() map[types.NamespacedName]time.Duration {
 func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules) {
 	x.rules[p] = rules
 	x.addrs[p] = addr
-	x.contributors[p] = map[netip.Prefix]sources{}
+	x.contributors[p] = map[bgp.PrefixKey]sources{}
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
 		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
 	}
 	for prefix, attrs := range merged {
-		x.contribute(p, prefix, podCIDRSource, &attrs)
+		x.contribute(p, prefix, &podCIDRSource, &attrs)
 	}
 }
 
@@ -148,10 +151,11 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix netip.Prefix
 	}
 	type sync struct {
-		src types.NamespacedName
+		src *types.NamespacedName
 		at
 		attrs *bgp.PathAttributes
 	}
+	self := &key
 	before := map[at]*bgp.PathAttributes{}
 	var syncs []sync
 	nowByPrefix := map[PeerKey]map[netip.Prefix]*bgp.PathAttributes{}
@@ -163,7 +167,7 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 				continue
 			}
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}, is[prefix]})
+			syncs = append(syncs, sync{self, at{p, prefix}, is[prefix]})
 		}
 	}
 	claims := claimsOf(svc)
@@ -177,7 +181,7 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{key, at{p, prefix}, nowByPrefix[p][prefix]})
+			syncs = append(syncs, sync{self, at{p, prefix}, nowByPrefix[p][prefix]})
 		}
 	}
 	had := map[at]bool{}
@@ -200,8 +204,13 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
+			src := self
+			if other != key {
+				o := other
+				src = &o
+			}
 			for p := range x.rules {
-				syncs = append(syncs, sync{other, at{p, prefix}, x.contribution(other, p, prefix)})
+				syncs = append(syncs, sync{src, at{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
@@ -215,18 +224,18 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 			// address: no claim decides it, and as the least specific route to its
 			// addresses it takes no owner's traffic from the owner's host route.
 			if s.attrs == nil {
-				x.withdraw(s.p, s.prefix, s.src)
+				x.withdraw(s.p, s.prefix, *s.src)
 			} else {
 				x.contribute(s.p, s.prefix, s.src, s.attrs)
 			}
 			continue
 		}
 		rank, ok := mine[s.prefix.Addr()]
-		if s.src != key {
-			rank, ok = x.claims.rankOf(s.src, s.prefix.Addr())
+		if *s.src != key {
+			rank, ok = x.claims.rankOf(*s.src, s.prefix.Addr())
 		}
-		if _, outranked := x.claims.outranked(s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
-			x.withdraw(s.p, s.prefix, s.src)
+		if _, outranked := x.claims.outranked(*s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
+			x.withdraw(s.p, s.prefix, *s.src)
 		} else {
 			x.contribute(s.p, s.prefix, s.src, s.attrs)
 		}
@@ -273,7 +282,8 @@ func (x *Index) contribution(src types.NamespacedName, p PeerKey, prefix netip.P
 // Export returns a copy of what the peer is sent.
 func (x *Index) Export(p PeerKey) map[netip.Prefix]bgp.PathAttributes {
 	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
-	for prefix := range x.contributors[p] {
+	for k := range x.contributors[p] {
+		prefix := k.Prefix()
 		if attrs, ok := x.merged(p, prefix); ok {
 			out[prefix] = attrs
 		}
@@ -406,46 +416,46 @@ func compareNamespacedName(a, b types.NamespacedName) int {
 }
 
 // contribute sets what src gives prefix for the peer.
-func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src types.NamespacedName, attrs *bgp.PathAttributes) {
-	m := x.contributors[p]
-	s, ok := m[prefix]
+func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.NamespacedName, attrs *bgp.PathAttributes) {
+	m, k := x.contributors[p], bgp.KeyOf(prefix)
+	s, ok := m[k]
 	switch {
 	case !ok:
 		s = sources{src: src, attrs: attrs}
-	case s.src == src:
+	case *s.src == *src:
 		s.attrs = attrs
 	default:
 		if s.more == nil {
 			s.more = map[types.NamespacedName]*bgp.PathAttributes{}
 		}
-		s.more[src] = attrs
+		s.more[*src] = attrs
 	}
-	m[prefix] = s
+	m[k] = s
 }
 
 // withdraw removes what src gives prefix for the peer; another source, if any, moves
 // into the inline slot.
 func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedName) {
-	m := x.contributors[p]
-	s, ok := m[prefix]
+	m, k := x.contributors[p], bgp.KeyOf(prefix)
+	s, ok := m[k]
 	if !ok {
 		return
 	}
-	if s.src != src {
+	if *s.src != src {
 		delete(s.more, src)
-		m[prefix] = s
+		m[k] = s
 		return
 	}
 	if len(s.more) == 0 {
-		delete(m, prefix)
+		delete(m, k)
 		return
 	}
 	for k, a := range s.more {
-		s.src, s.attrs = k, a
+		s.src, s.attrs = &k, a
 		delete(s.more, k)
 		break
 	}
-	m[prefix] = s
+	m[k] = s
 }
 
 // merged is what the peer is sent for prefix, if anything: the merge (union of
@@ -455,11 +465,11 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 // namespace, so a Service announcing someone else's address can neither announce it
 // nor add a blackhole community, no-export or a local preference to it.
 func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
-	s, ok := x.contributors[p][prefix]
+	s, ok := x.contributors[p][bgp.KeyOf(prefix)]
 	switch {
 	case !ok:
 		return bgp.PathAttributes{}, false
-	case s.src == podCIDRSource || len(s.more) == 0:
+	case *s.src == podCIDRSource || len(s.more) == 0:
 		return *s.attrs, true
 	}
 	if a, pods := s.more[podCIDRSource]; pods {

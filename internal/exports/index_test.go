@@ -123,3 +123,45 @@ func TestAnotherNamespaceWaitsForTheOwner(t *testing.T) {
 		t.Errorf("Refused() = %v", got)
 	}
 }
+
+// TestSourcesAreComparedByName: the index keeps a Service's name once per SetService
+// call, shared by the prefixes of the call; contributions of earlier calls (other
+// pointers, the same name) are replaced and withdrawn by later ones, a second source of
+// a prefix moves inline when the first leaves, and deleting both leaves nothing.
+func TestSourcesAreComparedByName(t *testing.T) {
+	addr := netip.MustParseAddr("10.0.0.1")
+	peer := PeerKey{Instance: bgp.InstanceKey{LocalASN: 65001}, Name: "tor"}
+	x := New("worker-1")
+	x.AddPeer(peer, addr, nil, &announceAll{})
+	k1, s1 := externalIP("shop", "web", 1, "203.0.113.10")
+	s1.Spec.ExternalIPs = append(s1.Spec.ExternalIPs, "203.0.113.11")
+	k2, s2 := externalIP("shop", "api", 2, "203.0.113.11")
+	p10, p11, p12 := netip.MustParsePrefix("203.0.113.10/32"), netip.MustParsePrefix("203.0.113.11/32"), netip.MustParsePrefix("203.0.113.12/32")
+	x.SetService(k1, s1, nil)
+	x.SetService(k2, s2, nil)
+	book := x.contributors[peer]
+	if book[bgp.KeyOf(p10)].src != book[bgp.KeyOf(p11)].src || len(book[bgp.KeyOf(p11)].more) != 1 {
+		t.Fatalf("one call's prefixes do not share the name, or the second source is missing: %+v", book)
+	}
+
+	s1 = s1.DeepCopy()
+	s1.Spec.ExternalIPs = []string{"203.0.113.11", "203.0.113.12"}
+	want := bgp.ExportChanges{peer.Instance: {{Peer: addr, Set: []bgp.Path{{Prefix: p12}}, Remove: []netip.Prefix{p10}}}}
+	if diff := cmp.Diff(want, x.SetService(k1, s1, nil), cmpOpts); diff != "" {
+		t.Errorf("web changed (-want +got):\n%s", diff)
+	}
+	want = bgp.ExportChanges{peer.Instance: {{Peer: addr, Remove: []netip.Prefix{p12}}}}
+	if diff := cmp.Diff(want, x.SetService(k1, nil, nil), cmpOpts); diff != "" {
+		t.Errorf("web deleted (-want +got):\n%s", diff)
+	}
+	if s, ok := book[bgp.KeyOf(p11)]; !ok || *s.src != k2 || len(s.more) != 0 || len(book) != 1 {
+		t.Errorf("after web left, 203.0.113.11 is api's alone: %+v", book)
+	}
+	want = bgp.ExportChanges{peer.Instance: {{Peer: addr, Remove: []netip.Prefix{p11}}}}
+	if diff := cmp.Diff(want, x.SetService(k2, nil, nil), cmpOpts); diff != "" {
+		t.Errorf("api deleted (-want +got):\n%s", diff)
+	}
+	if len(book)+len(x.claims.byAddr)+len(x.claims.bySrc) != 0 {
+		t.Errorf("both deleted, the index keeps contributors %v, claims %v", book, x.claims)
+	}
+}

@@ -65,7 +65,7 @@ func (inst *instance) exportUpdates(changes []bgp.ExportChange) []exportUpdate {
 		have := inst.peers[name]
 		u := exportUpdate{name: name, change: bgp.ExportChange{Peer: have.peer.Address}}
 		for p, attrs := range next[name] {
-			old, had := have.export[p]
+			old, had := have.export.get(p)
 			switch {
 			case attrs == nil && had:
 				u.change.Remove = append(u.change.Remove, p)

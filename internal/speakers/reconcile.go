@@ -113,7 +113,7 @@ func (s *Set) addPeer(ctx context.Context, key bgp.InstanceKey, inst *instance, 
 	if err := inst.router.AddPeer(ctx, p.Peer, export); err != nil {
 		return err
 	}
-	inst.peers[p.Name] = appliedPeer{peer: p.Peer, export: maps.Clone(p.Export)}
+	inst.peers[p.Name] = appliedPeer{peer: p.Peer, export: exportBookOf(p.Export)}
 	return nil
 }
 
@@ -128,11 +128,12 @@ type exportUpdate struct {
 func diffExport(name string, have appliedPeer, want map[netip.Prefix]bgp.PathAttributes) (exportUpdate, bool) {
 	u := exportUpdate{name: name, change: bgp.ExportChange{Peer: have.peer.Address}}
 	for p, a := range want {
-		if old, ok := have.export[p]; !ok || !reflect.DeepEqual(old, a) {
+		if old, ok := have.export.get(p); !ok || !reflect.DeepEqual(old, a) {
 			u.change.Set = append(u.change.Set, bgp.Path{Prefix: p, Attributes: a})
 		}
 	}
-	for p := range have.export {
+	for k := range have.export.prefixes {
+		p := k.Prefix()
 		if _, ok := want[p]; !ok {
 			u.change.Remove = append(u.change.Remove, p)
 		}
@@ -164,10 +165,10 @@ func applyExports(ctx context.Context, inst *instance, updates []exportUpdate) e
 	for _, u := range updates {
 		export := inst.peers[u.name].export
 		for _, p := range u.change.Set {
-			export[p.Prefix] = p.Attributes
+			export.set(p.Prefix, p.Attributes)
 		}
 		for _, p := range u.change.Remove {
-			delete(export, p)
+			export.remove(p)
 		}
 	}
 	return nil

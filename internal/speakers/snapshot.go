@@ -62,22 +62,9 @@ func (s *Set) Snapshot(ctx context.Context) (map[bgp.InstanceKey]InstanceSnapsho
 			if !ok {
 				st = bgp.PeerStatus{Address: ap.peer.Address, State: bgp.StateIdle}
 			}
-			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: countExported(ap.export)}
+			snap.Peers[name] = PeerSnapshot{Peer: ap.peer, Status: st, AdvertisedByFamily: ap.export.countByFamily()}
 		}
 		out[key] = snap
 	}
 	return out, errors.Join(errs...)
-}
-
-// countExported counts the prefixes of the export set by family.
-func countExported(export map[netip.Prefix]bgp.PathAttributes) map[bgp.Family]int {
-	n := map[bgp.Family]int{}
-	for p := range export {
-		if p.Addr().Is4() {
-			n[bgp.FamilyIPv4Unicast]++
-		} else {
-			n[bgp.FamilyIPv6Unicast]++
-		}
-	}
-	return n
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -55,7 +54,7 @@ type instance struct {
 // appliedPeer is the configuration a peer runs with and what it is sent.
 type appliedPeer struct {
 	peer   bgp.Peer
-	export map[netip.Prefix]bgp.PathAttributes
+	export *exportBook
 }
 
 // New returns an empty set that starts speakers with factory. notify must not block.
@@ -148,7 +147,7 @@ func (s *Set) Applied() bgp.Desired {
 	for key, inst := range s.instances {
 		di := bgp.DesiredInstance{Global: inst.global, Peers: make(map[string]bgp.DesiredPeer, len(inst.peers)), BMP: slices.Clone(inst.bmp)}
 		for name, ap := range inst.peers {
-			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: maps.Clone(ap.export)}
+			di.Peers[name] = bgp.DesiredPeer{Peer: ap.peer, Export: ap.export.export()}
 		}
 		out.Instances[key] = di
 	}

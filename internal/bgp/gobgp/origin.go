@@ -84,7 +84,7 @@ func (r *router) editPeer(ctx context.Context, e peerEdit) error {
 	for _, m := range e.edit.moves {
 		if m.to != 0 {
 			r.resend[m.prefix] = struct{}{}
-		} else if r.prefixes[m.prefix].originated {
+		} else if r.prefix(m.prefix).originated {
 			withdrawn = true
 		}
 	}
@@ -98,7 +98,7 @@ func (r *router) editPeer(ctx context.Context, e peerEdit) error {
 // exports. The peer is gone or never came up, so nothing is sent to it any more.
 func (r *router) dropExport(ctx context.Context, addr netip.Addr, pe *peerStatements) error {
 	err := r.deleteExportPolicy(ctx, addr, pe)
-	e := pe.plan(nil, slices.Collect(maps.Keys(pe.byPrefix)))
+	e := pe.plan(nil, pe.prefixes())
 	delta := map[netip.Prefix]int{}
 	e.countRefs(delta)
 	del := r.unexported(delta)
@@ -113,7 +113,7 @@ func (r *router) commit(pe *peerStatements, e exportEdit) {
 	delta := map[netip.Prefix]int{}
 	e.countRefs(delta)
 	for p, d := range delta {
-		st := r.prefixes[p]
+		st := r.prefix(p)
 		st.refs = max(0, st.refs+int32(d))
 		r.setPrefix(p, st)
 	}
@@ -129,13 +129,18 @@ type prefixState struct {
 	originated, flipped bool
 }
 
+// prefix is what the speaker keeps for p.
+func (r *router) prefix(p netip.Prefix) prefixState {
+	return r.prefixes[bgp.KeyOf(p)]
+}
+
 // setPrefix stores st, dropping the entry of a prefix no peer exports or has.
 func (r *router) setPrefix(p netip.Prefix, st prefixState) {
 	if st == (prefixState{}) {
-		delete(r.prefixes, p)
+		delete(r.prefixes, bgp.KeyOf(p))
 		return
 	}
-	r.prefixes[p] = st
+	r.prefixes[bgp.KeyOf(p)] = st
 }
 
 // countRefs adds to delta what the edit does to the number of peers exporting each
@@ -156,7 +161,7 @@ func (e exportEdit) countRefs(delta map[netip.Prefix]int) {
 func (r *router) unexported(delta map[netip.Prefix]int) []netip.Prefix {
 	var out []netip.Prefix
 	for p, d := range delta {
-		if st := r.prefixes[p]; st.originated && int(st.refs)+d <= 0 {
+		if st := r.prefix(p); st.originated && int(st.refs)+d <= 0 {
 			out = append(out, p)
 		}
 	}
@@ -169,7 +174,7 @@ func (r *router) unexported(delta map[netip.Prefix]int) []netip.Prefix {
 func (r *router) unoriginated(export []bgp.Path) []netip.Prefix {
 	var out []netip.Prefix
 	for _, p := range export {
-		if st := r.prefixes[p.Prefix]; !st.originated && st.refs > 0 {
+		if st := r.prefix(p.Prefix); !st.originated && st.refs > 0 {
 			out = append(out, p.Prefix)
 		}
 	}

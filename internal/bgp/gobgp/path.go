@@ -24,7 +24,7 @@ func (r *router) addPaths(ctx context.Context, prefixes []netip.Prefix) error {
 	var flipped []bool
 	req := apiutil.AddPathRequest{}
 	for _, p := range prefixes {
-		st := r.prefixes[p]
+		st := r.prefix(p)
 		if st.refs == 0 {
 			delete(r.resend, p)
 			continue
@@ -46,7 +46,7 @@ func (r *router) addPaths(ctx context.Context, prefixes []netip.Prefix) error {
 		return fmt.Errorf("add %d paths: %w", len(add), err)
 	}
 	for i, p := range add {
-		st := r.prefixes[p]
+		st := r.prefix(p)
 		st.originated, st.flipped = true, flipped[i]
 		r.setPrefix(p, st)
 		delete(r.resend, p)
@@ -72,7 +72,7 @@ func (r *router) deletePaths(ctx context.Context, prefixes []netip.Prefix) error
 		return fmt.Errorf("delete %d paths: %w", len(prefixes), err)
 	}
 	for _, p := range prefixes {
-		st := r.prefixes[p]
+		st := r.prefix(p)
 		st.originated, st.flipped = false, false
 		r.setPrefix(p, st)
 		delete(r.resend, p)

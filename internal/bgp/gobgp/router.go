@@ -38,8 +38,9 @@ type router struct {
 	// statements are each peer's export policy statements, by address.
 	statements map[netip.Addr]*peerStatements
 	// prefixes holds, per prefix, how many peers export it and whether it is
-	// originated (see prefixState); one map, since it has an entry per route.
-	prefixes map[netip.Prefix]prefixState
+	// originated (see prefixState); one map with a compact key, since it has an entry
+	// per route.
+	prefixes map[bgp.PrefixKey]prefixState
 	// resend are prefixes whose export changed for some peer and that still have to be
 	// re-added for that to take effect: kept across a failed AddPath.
 	resend map[netip.Prefix]struct{}
@@ -58,7 +59,7 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 		notify = func() {}
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
-		statements: map[netip.Addr]*peerStatements{}, prefixes: map[netip.Prefix]prefixState{},
+		statements: map[netip.Addr]*peerStatements{}, prefixes: map[bgp.PrefixKey]prefixState{},
 		resend: map[netip.Prefix]struct{}{}, reflecting: map[netip.Addr]bool{}}
 }
 

@@ -19,7 +19,9 @@ import (
 // set is not empty, so the policy has one statement per distinct attribute set and
 // family in use, however many prefixes the peer gets.
 type peerStatements struct {
-	byPrefix map[netip.Prefix]uint64
+	// byPrefix is the attribute set of each prefix the peer is sent, by a compact key
+	// (an entry per route).
+	byPrefix map[bgp.PrefixKey]uint64
 	sets     map[uint64]*attributeSet
 	ids      map[string]uint64
 	// next is the id of the next new attribute set. Ids are never reused: GoBGP keeps a
@@ -67,7 +69,7 @@ type exportEdit struct {
 }
 
 func newPeerStatements() *peerStatements {
-	return &peerStatements{byPrefix: map[netip.Prefix]uint64{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
+	return &peerStatements{byPrefix: map[bgp.PrefixKey]uint64{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
 }
 
 // plan computes the edit that gives the prefixes of set their attributes and takes the
@@ -92,7 +94,7 @@ func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit
 	}
 	for _, p := range set {
 		to := idFor(p.Attributes)
-		from := pe.byPrefix[p.Prefix]
+		from := pe.byPrefix[bgp.KeyOf(p.Prefix)]
 		if from == to {
 			continue
 		}
@@ -104,7 +106,7 @@ func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit
 		e.moves = append(e.moves, prefixMove{prefix: p.Prefix, from: from, to: to})
 	}
 	for _, p := range remove {
-		from, ok := pe.byPrefix[p]
+		from, ok := pe.byPrefix[bgp.KeyOf(p)]
 		if !ok {
 			continue
 		}
@@ -135,12 +137,12 @@ func (pe *peerStatements) commit(e exportEdit) {
 		fam := family(m.prefix)
 		if m.from != 0 {
 			pe.sets[m.from].count[fam]--
-			delete(pe.byPrefix, m.prefix)
+			delete(pe.byPrefix, bgp.KeyOf(m.prefix))
 			touched[m.from] = true
 		}
 		if m.to != 0 {
 			pe.sets[m.to].count[fam]++
-			pe.byPrefix[m.prefix] = m.to
+			pe.byPrefix[bgp.KeyOf(m.prefix)] = m.to
 		}
 	}
 	for id := range touched {
@@ -149,6 +151,15 @@ func (pe *peerStatements) commit(e exportEdit) {
 			delete(pe.sets, id)
 		}
 	}
+}
+
+// prefixes are the prefixes the peer is sent.
+func (pe *peerStatements) prefixes() []netip.Prefix {
+	out := make([]netip.Prefix, 0, len(pe.byPrefix))
+	for k := range pe.byPrefix {
+		out = append(out, k.Prefix())
+	}
+	return out
 }
 
 // cells lists the statements the peer's policy has, for tearing it down.
