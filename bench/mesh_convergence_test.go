@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -63,6 +64,7 @@ func TestMeshConvergence(t *testing.T) {
 }
 
 func runMeshConvergence(t *testing.T, n int) {
+	raiseOpenFiles(t, uint64(n*(n-1)+200*n+4096))
 	server, err := apiserver.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +200,23 @@ func convergedNodes(ctx context.Context, c client.Client, n int) (done, establis
 		}
 	}
 	return done, established, nil
+}
+
+// raiseOpenFiles lets the process hold want files: every session of the mesh has both
+// its ends in this process, so 200 nodes need 39,800 sockets for the sessions alone
+// (the machine's default limit, 20,000, stopped a run at 18,718 session ends).
+func raiseOpenFiles(t *testing.T, want uint64) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur >= want {
+		return
+	}
+	lim.Cur, lim.Max = want, max(lim.Max, want)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatalf("raising the open files limit to %d: %v", want, err)
+	}
 }
 
 // envDuration reads a duration from the environment variable name, def when unset.
