@@ -73,9 +73,11 @@ func claimsOf(svc *corev1.Service) []addrClaim {
 		return nil
 	}
 	var out []addrClaim
+	seen := map[netip.Addr]struct{}{}
 	for rank, kind := range claimKinds {
 		for _, a := range ServiceAddresses(svc, kind) {
-			if !slices.ContainsFunc(out, func(c addrClaim) bool { return c.addr == a }) {
+			if _, dup := seen[a]; !dup {
+				seen[a] = struct{}{}
 				out = append(out, addrClaim{addr: a, rank: claimRank(rank)})
 			}
 		}
@@ -83,17 +85,42 @@ func claimsOf(svc *corev1.Service) []addrClaim {
 	return out
 }
 
+// claimSetOf indexes claims by address (the last claim of an address wins; a
+// Service's own claims name each address once), so that comparing two claim lists
+// costs a lookup per claim, not a scan: a Service of thousands of addresses.
+func claimSetOf(claims []addrClaim) map[netip.Addr]claimRank {
+	out := make(map[netip.Addr]claimRank, len(claims))
+	for _, c := range claims {
+		out[c.addr] = c.rank
+	}
+	return out
+}
+
+// holds reports whether the indexed claims have c, address and rank.
+func holds(set map[netip.Addr]claimRank, c addrClaim) bool {
+	rank, ok := set[c.addr]
+	return ok && rank == c.rank
+}
+
 // changedClaims are the addresses claimed differently in old and now, each once.
 func changedClaims(old, now []addrClaim) []netip.Addr {
+	oldSet, nowSet := claimSetOf(old), claimSetOf(now)
 	var out []netip.Addr
+	listed := map[netip.Addr]struct{}{}
+	add := func(a netip.Addr) {
+		if _, dup := listed[a]; !dup {
+			listed[a] = struct{}{}
+			out = append(out, a)
+		}
+	}
 	for _, o := range old {
-		if !slices.Contains(now, o) {
-			out = append(out, o.addr)
+		if !holds(nowSet, o) {
+			add(o.addr)
 		}
 	}
 	for _, n := range now {
-		if !slices.Contains(old, n) && !slices.Contains(out, n.addr) {
-			out = append(out, n.addr)
+		if !holds(oldSet, n) {
+			add(n.addr)
 		}
 	}
 	return out
@@ -104,18 +131,24 @@ func changedClaims(old, now []addrClaim) []netip.Addr {
 // change (src was re-created under the same name).
 func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
 	old := c.bySrc[src]
+	oldSet, nowSet := claimSetOf(old), claimSetOf(now)
 	ref := &src
 	var changed []netip.Addr
+	listed := map[netip.Addr]struct{}{}
 	for _, o := range old {
-		if renew || !slices.Contains(now, o) {
+		if renew || !holds(nowSet, o) {
 			if c.remove(src, o.addr, older) {
 				changed = append(changed, o.addr)
+				listed[o.addr] = struct{}{}
 			}
 		}
 	}
 	for _, n := range now {
-		if (renew || !slices.Contains(old, n)) && c.add(ref, n, older) && !slices.Contains(changed, n.addr) {
-			changed = append(changed, n.addr)
+		if (renew || !holds(oldSet, n)) && c.add(ref, n, older) {
+			if _, dup := listed[n.addr]; !dup {
+				changed = append(changed, n.addr)
+				listed[n.addr] = struct{}{}
+			}
 		}
 	}
 	if len(now) == 0 {

@@ -204,13 +204,17 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
-			src := self
-			if other != key {
-				o := other
-				src = &o
+			if other == key {
+				// Its new entry, indexed above: a scan of it per address would make
+				// a Service of n addresses cost n².
+				for p := range x.rules {
+					syncs = append(syncs, sync{self, at{p, prefix}, nowByPrefix[p][prefix]})
+				}
+				continue
 			}
+			o := other
 			for p := range x.rules {
-				syncs = append(syncs, sync{src, at{p, prefix}, x.contribution(other, p, prefix)})
+				syncs = append(syncs, sync{&o, at{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
