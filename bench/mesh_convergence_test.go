@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -41,6 +42,8 @@ import (
 // per node. $KBGP_MESH_NODES picks the sizes (default 50); $KBGP_MESH_CPUPROFILE, a
 // file, gets a CPU profile of the first three minutes after the cluster config's
 // creation. Progress (nodes converged, sessions Established) is logged every 30 s.
+// Agents that would need more open files than one process may hold run in child
+// processes (meshGroups); $KBGP_MESH_PROCESSES asks for at least that many processes.
 // $KBGP_MESH_STATUS_INTERVAL sets the agents' status interval (default 1s) and
 // $KBGP_MESH_DEADLINE the time allowed to converge (default 15m): at 200 nodes every
 // status carries 199 peers, and one API server on the shared cores timed out every
@@ -63,8 +66,10 @@ func TestMeshConvergence(t *testing.T) {
 	}
 }
 
+// meshNamespace is the agents' namespace (their Leases).
+const meshNamespace = "kbgp-bench-mesh"
+
 func runMeshConvergence(t *testing.T, n int) {
-	raiseOpenFiles(t, uint64(n*(n-1)+200*n+4096))
 	server, err := apiserver.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +83,7 @@ func runMeshConvergence(t *testing.T, n int) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	const ns = "kbgp-bench-mesh"
-	if err := server.EnsureNamespace(ctx, ns); err != nil {
+	if err := server.EnsureNamespace(ctx, meshNamespace); err != nil {
 		t.Fatal(err)
 	}
 	sel := &kbgpv1.LabelSelector{MatchLabels: map[string]kbgpv1.LabelValue{"adv": "mesh"}}
@@ -109,23 +113,32 @@ func runMeshConvergence(t *testing.T, n int) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	rss0 := rssBytes()
-	op, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", InProcessReplica: true, AgentNamespace: ns})
+	op, err := operator.NewManager(cfg, operator.Options{MetricsAddress: "0", HealthProbeAddress: "0", InProcessReplica: true, AgentNamespace: meshNamespace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = op.Start(ctx) })
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	statusInterval := envDuration(t, "KBGP_MESH_STATUS_INTERVAL", time.Second)
-	for i := range n {
-		wg.Go(func() {
-			_ = agent.Run(ctx, cfg, agent.Options{NodeName: fmt.Sprintf("mesh-%03d", i), Namespace: ns, MetricsAddress: "0",
-				HealthProbeAddress: "0", Routers: bgpgobgp.Factory{Logger: quiet}, Logger: quiet, StatusInterval: statusInterval,
-				StateDir: t.TempDir()})
-		})
+	here, groups := meshGroups(t, n)
+	runMeshAgents(ctx, &wg, cfg, 0, here, statusInterval, t.TempDir())
+	var children []*meshChild
+	if len(groups) > 0 {
+		kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := server.WriteKubeconfig(kubeconfig, "mesh-agents"); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups {
+			children = append(children, startMeshChild(t, kubeconfig, g[0], g[1], statusInterval))
+		}
 	}
 	defer wg.Wait()
 	defer cancel()
+	defer func() {
+		for _, ch := range children {
+			ch.stop(t)
+		}
+	}()
 	time.Sleep(5 * time.Second) // agents up, with no node config yet
 
 	start := time.Now()
@@ -169,10 +182,62 @@ func runMeshConvergence(t *testing.T, n int) {
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	rss := rssBytes()
+	rss := rssBytes() - rss0
 	heap := ms.HeapInuse - ms0.HeapInuse
-	t.Logf("MESH nodes=%d sessions=%d status-interval=%s: converged in %s; heap +%d MiB (%d KiB a node), RSS +%d MiB (%d KiB a node), %d goroutines; %d status lists failed; load %s",
-		n, n*(n-1)/2, statusInterval, took.Round(100*time.Millisecond), heap>>20, heap/uint64(n)>>10, (rss-rss0)>>20, (rss-rss0)/uint64(n)>>10, runtime.NumGoroutine(), slowLists, loadAverage())
+	for _, ch := range children {
+		rss += ch.rss()
+	}
+	t.Logf("MESH nodes=%d sessions=%d status-interval=%s processes=%d: converged in %s; heap of this process's %d agents +%d MiB (%d KiB a node), RSS of all agents +%d MiB (%d KiB a node), %d goroutines here; %d status lists failed; load %s",
+		n, n*(n-1)/2, statusInterval, 1+len(children), took.Round(100*time.Millisecond), here, heap>>20, heap/uint64(here)>>10, rss>>20, rss/uint64(n)>>10, runtime.NumGoroutine(), slowLists, loadAverage())
+}
+
+// meshGroups splits n agents between this process and child processes by open files:
+// a mesh node holds n-1 sessions, and every session of the mesh has both its ends
+// among the agents, so a process of m agents needs about m(n-1) sockets. The hard
+// limit here is 20,000 and cannot be raised without CAP_SYS_RESOURCE: 200 nodes in one
+// process (39,800 sockets) stopped at 18,718 session ends. here are the agents this
+// process runs (0..here-1); groups the [first, count] of each child.
+func meshGroups(t *testing.T, n int) (here int, groups [][2]int) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 20 files a node besides its sessions (API connections, listeners, state), and
+	// 2,000 for the API server's clients and the operator.
+	perProcess := max(1, (int(lim.Cur)-2000)/(n-1+20))
+	procs := (n + perProcess - 1) / perProcess
+	if v, err := strconv.Atoi(os.Getenv("KBGP_MESH_PROCESSES")); err == nil && v > procs {
+		procs = v
+	}
+	size := (n + procs - 1) / procs
+	here = min(n, size)
+	for first := here; first < n; first += size {
+		groups = append(groups, [2]int{first, min(size, n-first)})
+	}
+	return here, groups
+}
+
+// runMeshAgents starts the agents of nodes first..first+count-1 in this process.
+func runMeshAgents(ctx context.Context, wg *sync.WaitGroup, cfg *rest.Config, first, count int, statusInterval time.Duration, stateDir string) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for i := first; i < first+count; i++ {
+		name := fmt.Sprintf("mesh-%03d", i)
+		dir := filepath.Join(stateDir, name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			panic(err) // a temporary directory of the test's own
+		}
+		wg.Go(func() {
+			_ = agent.Run(ctx, cfg, agent.Options{NodeName: name, Namespace: meshNamespace, MetricsAddress: "0",
+				HealthProbeAddress: "0", Routers: bgpgobgp.Factory{Logger: quiet}, Logger: quiet, StatusInterval: statusInterval,
+				StateDir: dir})
+		})
+	}
 }
 
 // convergedNodes counts the nodes whose status has n-1 Established mesh sessions,
@@ -200,23 +265,6 @@ func convergedNodes(ctx context.Context, c client.Client, n int) (done, establis
 		}
 	}
 	return done, established, nil
-}
-
-// raiseOpenFiles lets the process hold want files: every session of the mesh has both
-// its ends in this process, so 200 nodes need 39,800 sockets for the sessions alone
-// (the machine's default limit, 20,000, stopped a run at 18,718 session ends).
-func raiseOpenFiles(t *testing.T, want uint64) {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	if lim.Cur >= want {
-		return
-	}
-	lim.Cur, lim.Max = want, max(lim.Max, want)
-	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatalf("raising the open files limit to %d: %v", want, err)
-	}
 }
 
 // envDuration reads a duration from the environment variable name, def when unset.
