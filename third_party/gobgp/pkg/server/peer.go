@@ -16,6 +16,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -595,10 +596,14 @@ func (peer *peer) filterPathFromSourcePeer(path, old *table.Path) *table.Path {
 			return old.Clone(true)
 		}
 	}
-	peer.fsm.logger.Debug("From me, ignore",
-		slog.String("Topic", "Peer"),
-		slog.String("Key", peer.ID()),
-		slog.String("Data", path.String()))
+	// Every path a peer sends comes back here for that peer: its text is made
+	// only for a debug log that is on (kbgp patch "no text for debug off").
+	if peer.fsm.logger.Enabled(context.Background(), slog.LevelDebug) {
+		peer.fsm.logger.Debug("From me, ignore",
+			slog.String("Topic", "Peer"),
+			slog.String("Key", peer.ID()),
+			slog.String("Data", path.String()))
+	}
 	return nil
 }
 

@@ -563,12 +563,16 @@ func (p *packerV4) add(path *Path) {
 		return
 	}
 
-	key := path.GetHash()
+	// The attributes are serialized once, and the cage key is the hash of these
+	// very bytes (kbgp patch "pack serialize once"): path.GetHash()
+	// serialized them a second time for each path whose hash was not cached, as
+	// every path an export policy changed.
 	attrsB := bytes.NewBuffer(make([]byte, 0))
 	for _, v := range path.GetPathAttrs() {
 		b, _ := v.Serialize()
 		attrsB.Write(b)
 	}
+	key := fnv1a.AddBytes64(fnv1a.Init64, attrsB.Bytes())
 
 	if cages, y := p.hashmap[key]; y {
 		added := false
