@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,19 +71,7 @@ func (c *meshChild) stop(t *testing.T) {
 }
 
 // rss is the child's resident set size.
-func (c *meshChild) rss() uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func (c *meshChild) rss() uint64 { return rssOf(strconv.Itoa(c.cmd.Process.Pid)) }
 
 // TestMeshAgentProcess is a child of TestMeshConvergence, not a benchmark of its own:
 // with $KBGP_MESH_CHILD ("first,count") it runs those nodes' agents against the API

@@ -303,8 +303,11 @@ func loadAverage() string {
 }
 
 // rssBytes is the process's resident set size from /proc/self/status.
-func rssBytes() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
+func rssBytes() uint64 { return rssOf("self") }
+
+// rssOf is the resident set size of process pid ("self": this one), 0 when unknown.
+func rssOf(pid string) uint64 {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}
