@@ -156,8 +156,13 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		attrs *bgp.PathAttributes
 	}
 	self := &key
-	before := map[at]*bgp.PathAttributes{}
-	var syncs []sync
+	// before are the peers' prefixes whose export may change, each with its merged
+	// attributes before the change; the Service's own syncs are one per entry.
+	routes := 0
+	for _, p := range unionKeys(old, now) {
+		routes += len(old[p]) + len(now[p])
+	}
+	before := make(map[at]*bgp.PathAttributes, routes)
 	nowByPrefix := map[PeerKey]map[netip.Prefix]*bgp.PathAttributes{}
 	for _, p := range unionKeys(old, now) {
 		was, is := byPrefix(old[p]), byPrefix(now[p])
@@ -167,7 +172,6 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 				continue
 			}
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{self, at{p, prefix}, is[prefix]})
 		}
 	}
 	claims := claimsOf(svc)
@@ -181,10 +185,9 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
 			before[at{p, prefix}] = nil
-			syncs = append(syncs, sync{self, at{p, prefix}, nowByPrefix[p][prefix]})
 		}
 	}
-	had := map[at]bool{}
+	had := make(map[at]bool, len(before))
 	for a := range before {
 		if attrs, ok := x.merged(a.p, a.prefix); ok {
 			before[a], had[a] = &attrs, true
@@ -200,17 +203,16 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		x.services[key] = now
 	}
 	x.touched[key] = struct{}{}
+	syncs := make([]sync, 0, len(before))
+	for a := range before {
+		syncs = append(syncs, sync{self, a, nowByPrefix[a.p][a.prefix]})
+	}
 	for _, addr := range x.claims.set(key, claims, renew, x.older) {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
 			if other == key {
-				// Its new entry, indexed above: a scan of it per address would make
-				// a Service of n addresses cost n².
-				for p := range x.rules {
-					syncs = append(syncs, sync{self, at{p, prefix}, nowByPrefix[p][prefix]})
-				}
-				continue
+				continue // its own prefixes are all in before: synced below
 			}
 			o := other
 			for p := range x.rules {
