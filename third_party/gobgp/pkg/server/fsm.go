@@ -241,20 +241,14 @@ type outgoingConnManager struct {
 	wg     sync.WaitGroup
 	fsm    *fsm
 	state  fsmState
-	// dialAtOnce makes the manager's first attempt without the connect retry
-	// wait: the FSM has just entered Active (RFC 4271 8.2.2 initiates the TCP
-	// connection on the start event; only the retries wait for the ConnectRetry
-	// timer). Idle's hold time already spaces one entry from the next.
-	dialAtOnce bool
 }
 
-func newOutGoingConnManager(ctx context.Context, fsm *fsm, dialAtOnce bool) *outgoingConnManager {
+func newOutGoingConnManager(ctx context.Context, fsm *fsm) *outgoingConnManager {
 	cctx, cancel := context.WithCancel(ctx)
 	ocm := &outgoingConnManager{
-		ctx:        cctx,
-		cancel:     cancel,
-		fsm:        fsm,
-		dialAtOnce: dialAtOnce,
+		ctx:    cctx,
+		cancel: cancel,
+		fsm:    fsm,
 	}
 	ocm.state.Store(bgp.BGP_FSM_CONNECT)
 	ocm.wg.Add(1)
@@ -281,8 +275,7 @@ func (ocm *outgoingConnManager) run(ch chan<- outgoingConn) {
 	for {
 		switch ocm.state.Load() {
 		case bgp.BGP_FSM_CONNECT:
-			conn = ocm.fsm.h.connectLoop(ocm.ctx, ocm.dialAtOnce)
-			ocm.dialAtOnce = false
+			conn = ocm.fsm.h.connectLoop(ocm.ctx)
 			if ocm.ctx.Err() != nil {
 				// right after connectLoop() returns a connection, the context may be canceled.
 				if conn != nil {
@@ -895,10 +888,7 @@ func (h *fsmHandler) idle(ctx context.Context) (bgp.FSMState, *fsmStateReason) {
 	}
 }
 
-// connectLoop dials until a connection is made; the first attempt waits for the
-// minimum connect retry interval unless dialAtOnce, each later one for the
-// configured interval (both jittered).
-func (h *fsmHandler) connectLoop(ctx context.Context, dialAtOnce bool) net.Conn {
+func (h *fsmHandler) connectLoop(ctx context.Context) net.Conn {
 	fsm := h.fsm
 
 	retryInterval, addr, port, password, ttl, ttlMin, mss, localAddress, localPort, bindInterface, tos := func() (int, string, int, string, uint8, uint8, uint16, string, int, string, uint8) {
@@ -931,9 +921,6 @@ func (h *fsmHandler) connectLoop(ctx context.Context, dialAtOnce bool) net.Conn 
 	}()
 
 	tick := minConnectRetryInterval
-	if dialAtOnce {
-		tick = 0
-	}
 	for {
 		timer := time.NewTimer(time.Duration((0.75+rand.Float64()*0.25)*float64(tick)*1000) * time.Millisecond)
 		select {
@@ -986,7 +973,7 @@ func (h *fsmHandler) active(ctx context.Context) (bgp.FSMState, *fsmStateReason)
 
 	if fsm.outgoingConnMgr == nil || fsm.outgoingConnMgr.ctx.Err() != nil {
 		fsm.logger.Info("starting outgoing connection manager")
-		fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm, true)
+		fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm)
 	}
 
 	for {
@@ -1023,7 +1010,7 @@ func (h *fsmHandler) active(ctx context.Context) (bgp.FSMState, *fsmStateReason)
 				result.conn.Close()
 				fsm.logger.Warn("failed to send keepalive on outgoing connection", slog.String("Error", err.Error()))
 				// the manager was stopped, restart it
-				fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm, false)
+				fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm)
 			} else {
 				fsm.bgpMessageStateUpdate(bgp.BGP_MSG_KEEPALIVE, false)
 				fsm.lock.Lock()
