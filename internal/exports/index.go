@@ -158,13 +158,14 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 	self := &key
 	// before are the peers' prefixes whose export may change, each with its merged
 	// attributes before the change; the Service's own syncs are one per entry.
+	peers := unionKeys(old, now)
 	routes := 0
-	for _, p := range unionKeys(old, now) {
+	for _, p := range peers {
 		routes += len(old[p]) + len(now[p])
 	}
 	before := make(map[at]*bgp.PathAttributes, routes)
-	nowByPrefix := map[PeerKey]map[netip.Prefix]*bgp.PathAttributes{}
-	for _, p := range unionKeys(old, now) {
+	nowByPrefix := make(map[PeerKey]map[netip.Prefix]*bgp.PathAttributes, len(peers))
+	for _, p := range peers {
 		was, is := byPrefix(old[p]), byPrefix(now[p])
 		nowByPrefix[p] = is
 		for _, prefix := range unionKeys(was, is) {

@@ -127,6 +127,9 @@ var nodeRequest = request{kind: wholeNode}
 // serviceRequest is the request of one Service.
 func serviceRequest(key types.NamespacedName) request { return request{kind: oneService, service: key} }
 
+// controllerName names the node's controller in metrics and logs.
+const controllerName = "bgpnodeconfig-agent"
+
 // setup registers the controller. The agent's own Node is watched for the changes that
 // alter what it announces — cordon above all, which starts graceful shutdown — and read
 // fresh by nodeGetter after one. Every Node, and every ServiceCIDR, is watched for the
@@ -136,9 +139,6 @@ func serviceRequest(key types.NamespacedName) request { return request{kind: one
 // exportsStale, the router-ID locks, the Node cache, the VRF check) without a lock, and
 // a Service's apply must not interleave with a full one. The two kinds therefore share
 // one controller and its queue, and it runs one reconcile at a time.
-// controllerName names the node's controller in metrics and logs.
-const controllerName = "bgpnodeconfig-agent"
-
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &discoveryv1.EndpointSlice{}, endpointSliceServiceIndex, indexEndpointSliceService)
 	if err != nil {
