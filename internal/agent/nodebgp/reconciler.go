@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -62,8 +61,6 @@ type Reconciler struct {
 	// a full build starts from it, so nothing here mirrors it.
 	exports      *exports.Index
 	exportsStale bool
-	// inputs are what each Service's entry in exports was computed from.
-	inputs serviceInputs
 	// aggregation are the aggregation lengths of the last full build's
 	// advertisements, for reconcileReserved.
 	aggregation intent.AggregationLengths
@@ -135,12 +132,6 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	r.reserved = in.Reserved
 	in.Pacer, in.Now = r.pacer, time.Now
 	res := intent.Build(in)
-	r.inputs = serviceInputs{}
-	for i := range in.Services {
-		svc := &in.Services[i]
-		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
-		r.inputs.record(key, inputVersion(svc, in.EndpointSlices[key]))
-	}
 	r.requeueHeld(res.Exports)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
 	if applyErr == nil {

@@ -78,5 +78,5 @@ func (r *Reconciler) reconcileReserved(ctx context.Context, req request) (reconc
 	case r.exportsStale:
 		return r.reconcileAll(ctx)
 	}
-	return r.setServices(ctx, r.exports.ClaimantsIn(r.aggregation.Widen(changed)), false)
+	return r.setServices(ctx, r.exports.ClaimantsIn(r.aggregation.Widen(changed)))
 }

@@ -35,14 +35,13 @@ func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 	if r.exports == nil || r.exportsStale {
 		return r.reconcileAll(ctx)
 	}
-	return r.setServices(ctx, []types.NamespacedName{key}, true)
+	return r.setServices(ctx, []types.NamespacedName{key})
 }
 
 // setServices recomputes the Services' prefixes from the cache and applies the
-// difference; with skipUnchanged a Service whose objects are those its entry was
-// computed from is left as it is (serviceInputs). A Service that cannot be read
-// leaves the index ahead of the speakers: the retry rebuilds everything.
-func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedName, skipUnchanged bool) (reconcile.Result, error) {
+// difference. A Service that cannot be read leaves the index ahead of the speakers:
+// the retry rebuilds everything.
+func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedName) (reconcile.Result, error) {
 	changes := bgp.ExportChanges{}
 	for _, key := range keys {
 		svc := &corev1.Service{}
@@ -59,12 +58,7 @@ func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedNam
 			r.exportsStale = true
 			return reconcile.Result{}, fmt.Errorf("list EndpointSlices of %s: %w", key, err)
 		}
-		version := inputVersion(svc, slices.Items)
-		if skipUnchanged && r.inputs.unchanged(key, version) {
-			continue
-		}
 		changes.Append(r.exports.SetService(key, svc, slices.Items))
-		r.inputs.record(key, version)
 	}
 	r.requeueHeld(r.exports)
 	// These Services' refusals, and those of the Services claiming an address whose
@@ -91,7 +85,6 @@ func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedNam
 func (r *Reconciler) requeueHeld(x *exports.Index) {
 	q := r.queue.Load()
 	for key, wait := range x.Held() {
-		delete(r.inputs, key) // set again with the same objects when its interval has passed
 		if q != nil {
 			(*q).AddAfter(serviceRequest(key), wait)
 		}
