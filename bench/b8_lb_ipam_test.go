@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,8 +127,9 @@ func TestB8ServiceToRoute(t *testing.T) {
 		before := requests.snapshot()
 		r := runB8Step(t, c, l.frr, i, step)
 		t.Logf("operator requests during step %d: %s", i, requests.since(before))
-		t.Logf("step %d wall clock from the first create call: last create call made at %s, last address in status at %s, last route at FRR at %s; create call returned → address in status p50 %s, p99 %s, max %s",
-			i, ms(r.wall.created), ms(r.wall.assigned), ms(r.wall.routed), ms(r.afterCreate.median()), ms(r.afterCreate.quantile(0.99)), ms(r.afterCreate.quantile(1)))
+		t.Logf("step %d wall clock from the first create call: last create call made at %s, last address in status at %s, last route at FRR at %s; create call returned → address in status p50 %s, p99 %s, max %s; → route at FRR p50 %s, p99 %s, max %s",
+			i, ms(r.wall.created), ms(r.wall.assigned), ms(r.wall.routed), ms(r.afterCreate.median()), ms(r.afterCreate.quantile(0.99)), ms(r.afterCreate.quantile(1)),
+			ms(r.routedAfterCreate.median()), ms(r.routedAfterCreate.quantile(0.99)), ms(r.routedAfterCreate.quantile(1)))
 		asked, achieved := fmt.Sprintf("%g/s", step.rate), fmt.Sprintf("%.0f/s", r.rec.achieved())
 		if step.waiting {
 			asked, achieved = "all waiting, then the pool", "-"
@@ -165,8 +167,10 @@ type b8Result struct {
 	rec paced
 	// assigned is from the create call to the watch event carrying the address;
 	// latency to the route at FRR; afterCreate from the create call's return to the
-	// address: the operator's share, without the API server's time to create.
-	assigned, latency, afterCreate durations
+	// address: the operator's share, without the API server's time to create;
+	// routedAfterCreate from the create call's return to the route at FRR: kbgp's
+	// share (operator and agent).
+	assigned, latency, afterCreate, routedAfterCreate durations
 	// unassigned Services got no address; missing ones got one that never reached FRR.
 	unassigned, missing, duplicates int
 	maxGap                          time.Duration
@@ -271,6 +275,7 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 			continue
 		}
 		r.latency = append(r.latency, at.Sub(r.rec.sent[k]))
+		r.routedAfterCreate = append(r.routedAfterCreate, at.Sub(r.rec.done[k]))
 	}
 	return r
 }
@@ -288,33 +293,65 @@ func (a *assignedTimes) at(name string) (time.Time, bool) {
 	return t, ok
 }
 
-// watchAssigned watches the step's Services and dates each one's first address.
+// watchAssigned watches the step's Services and dates each one's first address. The
+// API server may end a watch at any time (a 1,000-Service burst ended one after 604
+// Services): the watch resumes from the last resource version it saw, so no event is
+// lost and none is dated late.
 func watchAssigned(t *testing.T, c client.WithWatch, step string) (*assignedTimes, func()) {
-	// Any resource version: the newest may not have reached the API server's watch
-	// cache of Services yet (it answers "too large resource version").
-	w, err := c.Watch(context.Background(), &corev1.ServiceList{}, client.InNamespace("default"), client.MatchingLabels{b8StepLabel: step},
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	// First any resource version: the newest may not have reached the API server's
+	// watch cache of Services yet (it answers "too large resource version").
+	open := func(rv string) (watch.Interface, error) {
+		return c.Watch(ctx, &corev1.ServiceList{}, client.InNamespace("default"), client.MatchingLabels{b8StepLabel: step},
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}})
+	}
+	w, err := open("0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &assignedTimes{first: map[string]time.Time{}}
+	done := make(chan struct{})
 	go func() {
-		for ev := range w.ResultChan() {
-			svc, ok := ev.Object.(*corev1.Service)
-			if !ok {
-				t.Logf("watch of step %s: %s %T %v", step, ev.Type, ev.Object, ev.Object)
-				continue
+		defer close(done)
+		rv := "0"
+		for {
+			rv = a.record(t, step, w, rv)
+			if ctx.Err() != nil {
+				return
 			}
-			if len(svc.Status.LoadBalancer.Ingress) == 0 {
-				continue
+			t.Logf("watch of step %s ended by the API server; resuming from resource version %s", step, rv)
+			time.Sleep(100 * time.Millisecond) // an error event ends the watch too: no busy loop
+			if w, err = open(rv); err != nil {
+				t.Errorf("watch of step %s: %v", step, err)
+				return
 			}
-			now := time.Now()
-			a.mu.Lock()
-			if _, seen := a.first[svc.Name]; !seen {
-				a.first[svc.Name] = now
-			}
-			a.mu.Unlock()
 		}
 	}()
-	return a, w.Stop
+	return a, func() { cancel(); <-done }
+}
+
+// record dates the Services' first addresses until w ends, and returns the last
+// resource version it saw (from, if none).
+func (a *assignedTimes) record(t *testing.T, step string, w watch.Interface, from string) string {
+	defer w.Stop()
+	rv := from
+	for ev := range w.ResultChan() {
+		obj, ok := ev.Object.(client.Object)
+		if !ok {
+			t.Logf("watch of step %s: %s %T %v", step, ev.Type, ev.Object, ev.Object)
+			continue
+		}
+		rv = obj.GetResourceVersion()
+		svc, ok := obj.(*corev1.Service)
+		if !ok || ev.Type == watch.Bookmark || len(svc.Status.LoadBalancer.Ingress) == 0 {
+			continue
+		}
+		now := time.Now()
+		a.mu.Lock()
+		if _, seen := a.first[svc.Name]; !seen {
+			a.first[svc.Name] = now
+		}
+		a.mu.Unlock()
+	}
+	return rv
 }

@@ -241,14 +241,20 @@ type outgoingConnManager struct {
 	wg     sync.WaitGroup
 	fsm    *fsm
 	state  fsmState
+	// dialAtOnce makes the manager's first attempt without the connect retry
+	// wait: the FSM has just entered Active (RFC 4271 8.2.2 initiates the TCP
+	// connection on the start event; only the retries wait for the ConnectRetry
+	// timer). Idle's hold time already spaces one entry from the next.
+	dialAtOnce bool
 }
 
-func newOutGoingConnManager(ctx context.Context, fsm *fsm) *outgoingConnManager {
+func newOutGoingConnManager(ctx context.Context, fsm *fsm, dialAtOnce bool) *outgoingConnManager {
 	cctx, cancel := context.WithCancel(ctx)
 	ocm := &outgoingConnManager{
-		ctx:    cctx,
-		cancel: cancel,
-		fsm:    fsm,
+		ctx:        cctx,
+		cancel:     cancel,
+		fsm:        fsm,
+		dialAtOnce: dialAtOnce,
 	}
 	ocm.state.Store(bgp.BGP_FSM_CONNECT)
 	ocm.wg.Add(1)
@@ -275,7 +281,8 @@ func (ocm *outgoingConnManager) run(ch chan<- outgoingConn) {
 	for {
 		switch ocm.state.Load() {
 		case bgp.BGP_FSM_CONNECT:
-			conn = ocm.fsm.h.connectLoop(ocm.ctx)
+			conn = ocm.fsm.h.connectLoop(ocm.ctx, ocm.dialAtOnce)
+			ocm.dialAtOnce = false
 			if ocm.ctx.Err() != nil {
 				// right after connectLoop() returns a connection, the context may be canceled.
 				if conn != nil {
@@ -429,6 +436,11 @@ type fsm struct {
 	adminState               adminStateRaw
 	adminStateCh             chan adminStateOperation
 	outgoingConnCh           chan outgoingConn
+
+	// predecessorDone is closed once the handler of the peer this one replaced
+	// (same address, deleted just before) has ended, its Cease sent; the first
+	// dial waits for it.
+	predecessorDone <-chan struct{}
 
 	// only loop goroutine accesses; no lock required
 	outgoingConnMgr   *outgoingConnManager
@@ -819,6 +831,7 @@ func (fsm *fsm) start(wg *sync.WaitGroup, callback func(*fsmMsg)) {
 		ctx:       ctx,
 		ctxCancel: cancel,
 		callback:  callback,
+		done:      make(chan struct{}),
 	}
 	wg.Add(1)
 	go fsm.h.loop(ctx, wg)
@@ -837,6 +850,9 @@ type fsmHandler struct {
 	ctx           context.Context
 	ctxCancel     context.CancelFunc
 	callback      fsmCallback
+	// done is closed when loop returns: the session is closed by then, with the
+	// Cease sent if the peer was deleted.
+	done chan struct{}
 }
 
 func (h *fsmHandler) idle(ctx context.Context) (bgp.FSMState, *fsmStateReason) {
@@ -888,8 +904,23 @@ func (h *fsmHandler) idle(ctx context.Context) (bgp.FSMState, *fsmStateReason) {
 	}
 }
 
-func (h *fsmHandler) connectLoop(ctx context.Context) net.Conn {
+// connectLoop dials until a connection is made. With dialAtOnce the first attempt is
+// made at once and a failed one is retried after the minimum connect retry interval;
+// without it the first attempt waits for that minimum. Every later attempt waits for
+// the configured interval (all waits jittered).
+func (h *fsmHandler) connectLoop(ctx context.Context, dialAtOnce bool) net.Conn {
 	fsm := h.fsm
+	if dialAtOnce && fsm.predecessorDone != nil {
+		// A replacement: its OPEN must not overtake the old session's Cease, and the
+		// router may still be clearing that session, so it waits for the old handler
+		// to end and then for the minimum, as every first dial did before.
+		select {
+		case <-fsm.predecessorDone:
+		case <-ctx.Done():
+			return nil
+		}
+		dialAtOnce = false
+	}
 
 	retryInterval, addr, port, password, ttl, ttlMin, mss, localAddress, localPort, bindInterface, tos := func() (int, string, int, string, uint8, uint8, uint16, string, int, string, uint8) {
 		conf := fsm.pConf.ReadOnly()
@@ -921,6 +952,9 @@ func (h *fsmHandler) connectLoop(ctx context.Context) net.Conn {
 	}()
 
 	tick := minConnectRetryInterval
+	if dialAtOnce {
+		tick = 0
+	}
 	for {
 		timer := time.NewTimer(time.Duration((0.75+rand.Float64()*0.25)*float64(tick)*1000) * time.Millisecond)
 		select {
@@ -964,7 +998,11 @@ func (h *fsmHandler) connectLoop(ctx context.Context) net.Conn {
 				fsm.logger.Debug("failed to connect", slog.String("Error", err.Error()))
 			}
 		}
-		tick = retryInterval
+		if tick == 0 {
+			tick = minConnectRetryInterval
+		} else {
+			tick = retryInterval
+		}
 	}
 }
 
@@ -973,7 +1011,7 @@ func (h *fsmHandler) active(ctx context.Context) (bgp.FSMState, *fsmStateReason)
 
 	if fsm.outgoingConnMgr == nil || fsm.outgoingConnMgr.ctx.Err() != nil {
 		fsm.logger.Info("starting outgoing connection manager")
-		fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm)
+		fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm, true)
 	}
 
 	for {
@@ -1010,7 +1048,7 @@ func (h *fsmHandler) active(ctx context.Context) (bgp.FSMState, *fsmStateReason)
 				result.conn.Close()
 				fsm.logger.Warn("failed to send keepalive on outgoing connection", slog.String("Error", err.Error()))
 				// the manager was stopped, restart it
-				fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm)
+				fsm.outgoingConnMgr = newOutGoingConnManager(ctx, fsm, false)
 			} else {
 				fsm.bgpMessageStateUpdate(bgp.BGP_MSG_KEEPALIVE, false)
 				fsm.lock.Lock()
@@ -2189,6 +2227,7 @@ func (h *fsmHandler) established(ctx context.Context) (bgp.FSMState, *fsmStateRe
 
 func (h *fsmHandler) loop(ctx context.Context, wg *sync.WaitGroup) {
 	defer wg.Done()
+	defer close(h.done)
 
 	fsm := h.fsm
 	oldState := fsm.state.Load()

@@ -142,6 +142,7 @@ type BgpServer struct {
 	policy       *table.RoutingPolicy
 	listeners    []*netutils.TCPListener
 	neighborMap  map[netip.Addr]*peer
+	leaving      leavingPeers
 	peerGroupMap map[string]*peerGroup
 	globalRib    *table.TableManager
 	rsRib        *table.TableManager
@@ -808,6 +809,8 @@ func (s *BgpServer) toConfig(peer *peer, getAdvertised bool) *oc.Neighbor {
 			remoteCap = append(remoteCap, c)
 		}
 	}
+	// The FSM sets recvOpen under the lock when an OPEN arrives.
+	recvOpen := peer.fsm.recvOpen
 	peer.fsm.lock.Unlock()
 
 	conf.State.RemoteCapabilityList = remoteCap
@@ -816,8 +819,8 @@ func (s *BgpServer) toConfig(peer *peer, getAdvertised bool) *oc.Neighbor {
 	state := peer.State()
 	conf.State.SessionState = oc.IntToSessionStateMap[int(state)]
 	conf.State.AdminState = oc.IntToAdminStateMap[int(peer.AdminState())]
-	if state == bgp.BGP_FSM_ESTABLISHED {
-		buf, _ := peer.fsm.recvOpen.Serialize()
+	if state == bgp.BGP_FSM_ESTABLISHED && recvOpen != nil {
+		buf, _ := recvOpen.Serialize()
 		// need to copy all values here
 		conf.State.ReceivedOpenMessage, _ = bgp.ParseBGPMessage(buf)
 	}
@@ -984,9 +987,10 @@ func newWatchEventPeer(peer *peer, m *fsmMsg, newState, oldState bgp.FSMState, t
 	// Publish conf only after buildopen and capabilitiesFromConfig finish mutating it
 	// (capabilitiesFromConfig updates per-AFI GR advertised state).
 	peer.fsm.pConf.Update(&conf)
+	// The FSM sets recvOpen under the lock when an OPEN arrives.
+	recvOpen := peer.fsm.recvOpen
 	peer.fsm.lock.Unlock()
 
-	recvOpen := peer.fsm.recvOpen
 	e := &watchEventPeer{
 		Type:          t,
 		PeerAS:        conf.State.PeerAs,
@@ -1684,6 +1688,7 @@ func (s *BgpServer) stopNeighbor(peer *peer, oldState bgp.FSMState, e *fsmMsg) {
 		}
 	}
 	peer.stopFSM()
+	s.leaving.leave(key, peer.fsm.h.done)
 	s.broadcastPeerState(peer, bgp.BGP_FSM_IDLE, oldState, e)
 }
 
@@ -3610,6 +3615,7 @@ func (s *BgpServer) addNeighbor(c *oc.Neighbor) error {
 				slog.String("Err", err.Error()))
 		}
 	}
+	peer.fsm.predecessorDone = s.leaving.take(netip.MustParseAddr(addr))
 	s.startFsmHandler(peer)
 	return nil
 }
