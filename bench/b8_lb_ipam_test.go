@@ -303,7 +303,7 @@ func watchAssigned(t *testing.T, c client.WithWatch, step string) (*assignedTime
 	// watch cache of Services yet (it answers "too large resource version").
 	open := func(rv string) (watch.Interface, error) {
 		return c.Watch(ctx, &corev1.ServiceList{}, client.InNamespace("default"), client.MatchingLabels{b8StepLabel: step},
-			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}})
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
 	}
 	w, err := open("0")
 	if err != nil {
@@ -315,7 +315,7 @@ func watchAssigned(t *testing.T, c client.WithWatch, step string) (*assignedTime
 		defer close(done)
 		rv := "0"
 		for {
-			rv = a.record(t, step, w, rv)
+			rv = a.record(ctx, t, step, w, rv)
 			if ctx.Err() != nil {
 				return
 			}
@@ -332,18 +332,20 @@ func watchAssigned(t *testing.T, c client.WithWatch, step string) (*assignedTime
 
 // record dates the Services' first addresses until w ends, and returns the last
 // resource version it saw (from, if none).
-func (a *assignedTimes) record(t *testing.T, step string, w watch.Interface, from string) string {
+func (a *assignedTimes) record(ctx context.Context, t *testing.T, step string, w watch.Interface, from string) string {
 	defer w.Stop()
 	rv := from
 	for ev := range w.ResultChan() {
 		obj, ok := ev.Object.(client.Object)
 		if !ok {
-			t.Logf("watch of step %s: %s %T %v", step, ev.Type, ev.Object, ev.Object)
+			if ctx.Err() == nil { // not the error that ends a stopped watch
+				t.Logf("watch of step %s: %s %T %v", step, ev.Type, ev.Object, ev.Object)
+			}
 			continue
 		}
 		rv = obj.GetResourceVersion()
 		svc, ok := obj.(*corev1.Service)
-		if !ok || ev.Type == watch.Bookmark || len(svc.Status.LoadBalancer.Ingress) == 0 {
+		if !ok || len(svc.Status.LoadBalancer.Ingress) == 0 {
 			continue
 		}
 		now := time.Now()
