@@ -200,7 +200,10 @@ func GRPCwaitState(t *testing.T, s api.GoBgpServiceClient, state api.PeerState_S
 				assert.NoError(t, err, "failed to receive watch event response")
 
 				if peer := r.GetPeer(); peer != nil {
-					if peer.Type == api.WatchEventResponse_PeerEvent_TYPE_STATE && peer.Peer.State.SessionState == state {
+					// The initial state counts too: the server registers the watch after
+					// this call returns, and a session that comes up first is only in it.
+					isState := peer.Type == api.WatchEventResponse_PeerEvent_TYPE_STATE || peer.Type == api.WatchEventResponse_PeerEvent_TYPE_INIT
+					if isState && peer.Peer.State.SessionState == state {
 						remoteCaps, err := apiutil.UnmarshalCapabilities(peer.Peer.GetState().GetRemoteCap())
 						if err != nil {
 							t.Errorf("failed to unmarshal remote capabilities: %v", err)
