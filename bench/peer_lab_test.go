@@ -102,7 +102,10 @@ func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bench-node"}},
 		&kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "bench-frr"}, Spec: kbgpv1.BGPPeerConfigSpec{
 			Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-			Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel}},
+			// FRR sends kbgp the routes it has from the other speakers (the same prefixes):
+			// past 100k routes that is more than the default maxPrefixes, and the session
+			// would be held down.
+			Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel, MaxPrefixes: ptr.To[int64](benchMaxPrefixes)}},
 		}},
 		&kbgpv1.BGPNodeConfig{ObjectMeta: metav1.ObjectMeta{Name: "bench-node"}, Spec: kbgpv1.BGPNodeConfigSpec{BGPInstances: []kbgpv1.BGPNodeInstance{{
 			BGPInstanceSettings: kbgpv1.BGPInstanceSettings{LocalASN: speakerASN, RouterID: s.addr.String()},
@@ -113,6 +116,10 @@ func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 		mustCreate(t, c, o)
 	}
 }
+
+// benchMaxPrefixes is the bench peer's maxPrefixes: above any table a benchmark sends
+// (1M routes and their padding).
+const benchMaxPrefixes = 4_000_000
 
 // serviceAdvertisement advertises the given address kinds of every Service to the
 // kbgp node's peer.
