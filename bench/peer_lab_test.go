@@ -101,7 +101,7 @@ func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}},
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bench-node"}},
 		&kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "bench-frr"}, Spec: kbgpv1.BGPPeerConfigSpec{
-			Timers:   &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
+			Timers: &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
 			// FRR sends kbgp the routes it has from the other speakers (the same prefixes):
 			// past 100k routes that is more than the default maxPrefixes, and the session
 			// would be held down.
