@@ -39,6 +39,9 @@ func hostAddrs(first netip.Addr, n int) []netip.Addr {
 // named prefix-NNN, with the chunk as spec.externalIPs, four in parallel.
 func createExternalIPServices(t *testing.T, c client.Client, prefix string, addrs []netip.Addr, perService int) {
 	t.Helper()
+	// A Service with more addresses than the advertisement's maxAddressesPerService is
+	// refused (not announced): past 409,600 routes the table takes more Services.
+	perService = min(perService, benchMaxAddressesPerService)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
 	errs := make(chan error, len(addrs)/perService+1)

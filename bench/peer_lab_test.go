@@ -117,6 +117,10 @@ func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 	}
 }
 
+// benchMaxAddressesPerService is the bench advertisement's maxAddressesPerService, the
+// schema's maximum; createExternalIPServices puts no more on one Service.
+const benchMaxAddressesPerService = 4096
+
 // benchMaxPrefixes is the bench peer's maxPrefixes: above any table a benchmark sends
 // (1M routes and their padding).
 const benchMaxPrefixes = 4_000_000
@@ -135,7 +139,7 @@ func serviceAdvertisement(kinds ...kbgpv1.ServiceAddressType) *kbgpv1.BGPAdverti
 			// The bulk ranges of B1-B3 (10.128.0.0/9) and B6 (198.18.0.0/15).
 			Service: &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: benchRanges, LoadBalancerIPPrefixes: benchRanges,
 				// The bulk benchmarks put many external IPs on one Service, above the default cap of 8.
-				MaxAddressesPerService: ptr.To[int32](4096)},
+				MaxAddressesPerService: ptr.To[int32](benchMaxAddressesPerService)},
 		}}},
 	}
 }
