@@ -12,7 +12,7 @@ import (
 )
 
 // acceptTimes listens on loopback and sends the time of every connection it
-// accepts; close closes each at once (a peer that refuses the session), else the
+// accepts; with closeAtOnce it closes each at once (a peer that refuses the session), else the
 // connections are kept open until the test ends.
 func acceptTimes(t *testing.T, closeAtOnce bool) (port int, accepted <-chan time.Time) {
 	t.Helper()
