@@ -120,10 +120,11 @@ func (a *agentProcess) heapProfile(t *testing.T, name string) {
 	t.Logf("agent heap profile: %s", path)
 }
 
-// startupCPUProfile saves a CPU profile of the agent's first d, from as soon as its
-// pprof endpoint answers, as $KBGP_BENCH_PROFILE_DIR/name when that is set; the
-// returned wait blocks until it is saved. B1s reads where a start's time goes.
-func (a *agentProcess) startupCPUProfile(t *testing.T, name string, d time.Duration) (wait func()) {
+// cpuProfile saves a CPU profile of the agent's next d, from as soon as its pprof
+// endpoint answers, as $KBGP_BENCH_PROFILE_DIR/name when that is set; the returned
+// wait blocks until it is saved. B1s reads where a start's time goes, B1 where a
+// bulk's does.
+func (a *agentProcess) cpuProfile(t *testing.T, name string, d time.Duration) (wait func()) {
 	dir := os.Getenv("KBGP_BENCH_PROFILE_DIR")
 	if dir == "" {
 		return func() {}
@@ -139,7 +140,7 @@ func (a *agentProcess) startupCPUProfile(t *testing.T, name string, d time.Durat
 			t.Errorf("agent CPU profile: %v: %s", err, out)
 			return
 		}
-		t.Logf("agent CPU profile of its first %s: %s", d, path)
+		t.Logf("agent CPU profile of %s: %s", d, path)
 	}()
 	return func() { <-done }
 }

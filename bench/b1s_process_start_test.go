@@ -98,7 +98,7 @@ func b1sRun(t *testing.T, routes int) {
 	start := map[string]func() (synced func() time.Time, stop func() error){
 		"kbgp": func() (func() time.Time, func() error) {
 			a := agent.start()
-			saved := a.startupCPUProfile(t, fmt.Sprintf("b1s-%d-cpu-%d.prof", routes, time.Now().UnixMilli()), 20*time.Second)
+			saved := a.cpuProfile(t, fmt.Sprintf("b1s-%d-cpu-%d.prof", routes, time.Now().UnixMilli()), 20*time.Second)
 			return func() time.Time { return cachesSynced(t, a.proc) }, func() error { saved(); return a.proc.Stop() }
 		},
 		"bird": func() (func() time.Time, func() error) {

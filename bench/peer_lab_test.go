@@ -102,8 +102,9 @@ func kbgpNodeObjects(t *testing.T, server *apiserver.Server, l *peerLab) {
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bench-node"}},
 		&kbgpv1.BGPPeerConfig{ObjectMeta: metav1.ObjectMeta{Name: "bench-frr"}, Spec: kbgpv1.BGPPeerConfigSpec{
 			Timers: &kbgpv1.BGPTimers{ConnectRetryTimeSeconds: ptr.To[int32](1), HoldTimeSeconds: ptr.To[int32](9), KeepAliveTimeSeconds: ptr.To[int32](3)},
-			// FRR sends kbgp the routes it has from the other speakers (the same prefixes):
-			// past 100k routes that is more than the default maxPrefixes, and the session
+			// FRR sends kbgp's routes back to it (no sender-side loop detection by
+			// default), and GoBGP counts those it rejects for the AS path loop too: past
+			// 100k routes that is more than the default maxPrefixes, and the session
 			// would be held down.
 			Families: []kbgpv1.BGPFamily{{AFI: kbgpv1.AFIIPv4, SAFI: kbgpv1.SAFIUnicast, Advertisements: sel, MaxPrefixes: ptr.To[int64](benchMaxPrefixes)}},
 		}},

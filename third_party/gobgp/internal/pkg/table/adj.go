@@ -24,8 +24,12 @@ import (
 
 type AdjRib struct {
 	accepted map[bgp.Family]int
-	table    map[bgp.Family]*Table
-	logger   *slog.Logger
+	// count is the number of paths held per family, kept as they come and go:
+	// Count is read for every UPDATE a peer with a prefix limit sends, and a walk
+	// there made a peer's bulk quadratic in its table's size.
+	count  map[bgp.Family]int
+	table  map[bgp.Family]*Table
+	logger *slog.Logger
 }
 
 func NewAdjRib(logger *slog.Logger, rfList []bgp.Family) *AdjRib {
@@ -36,6 +40,7 @@ func NewAdjRib(logger *slog.Logger, rfList []bgp.Family) *AdjRib {
 	return &AdjRib{
 		table:    m,
 		accepted: make(map[bgp.Family]int),
+		count:    make(map[bgp.Family]int),
 		logger:   logger,
 	}
 }
@@ -72,6 +77,7 @@ func (adj *AdjRib) Update(pathList []*Path) {
 		if path.IsWithdraw {
 			if idx != -1 {
 				d.knownPathList = append(d.knownPathList[:idx], d.knownPathList[idx+1:]...)
+				adj.count[rf]--
 				if !old.IsRejected() {
 					adj.accepted[rf]--
 				}
@@ -93,6 +99,7 @@ func (adj *AdjRib) Update(pathList []*Path) {
 				d.knownPathList[idx] = path
 			} else {
 				d.knownPathList = append(d.knownPathList, path)
+				adj.count[rf]++
 				if !path.IsRejected() {
 					adj.accepted[rf]++
 				}
@@ -115,7 +122,8 @@ func (adj *AdjRib) UpdateAdjRibOut(pathList []*Path) {
 		if path == nil || path.IsEOR() {
 			continue
 		}
-		t := adj.table[path.GetFamily()]
+		rf := path.GetFamily()
+		t := adj.table[rf]
 		if t == nil {
 			continue
 		}
@@ -125,6 +133,7 @@ func (adj *AdjRib) UpdateAdjRibOut(pathList []*Path) {
 		shard.mu.Lock()
 		d := t.getOrCreateDest(shard, nlri, 0)
 		d.knownPathList = append(d.knownPathList, path)
+		adj.count[rf]++
 		shard.mu.Unlock()
 	}
 }
@@ -185,10 +194,9 @@ func (adj *AdjRib) PathList(rfList []bgp.Family, accepted bool) []*Path {
 
 func (adj *AdjRib) Count(rfList []bgp.Family) int {
 	count := 0
-	adj.walk(rfList, func(d *destination) bool {
-		count += len(d.knownPathList)
-		return false
-	})
+	for _, rf := range rfList {
+		count += adj.count[rf]
+	}
 	return count
 }
 
@@ -215,6 +223,7 @@ func (adj *AdjRib) Drop(rfList []bgp.Family) []*Path {
 	for _, rf := range rfList {
 		adj.table[rf] = NewTable(adj.logger, rf)
 		adj.accepted[rf] = 0
+		adj.count[rf] = 0
 	}
 	return l
 }
