@@ -128,6 +128,10 @@ type peer struct {
 	// server loop (kbgp patch "stream the table"): meanwhile nothing else is advertised
 	// to the peer, since the table sent then holds every change made before it.
 	tablePending atomic.Bool
+	// tableSend is the table being sent to the session a slice at a time, nil when
+	// none is (kbgp patch "table send in slices"): stored at Established, cleared
+	// with its last slice.
+	tableSend atomic.Pointer[tableSend]
 }
 
 func newPeer(g *oc.Global, conf *oc.Neighbor, state bgp.FSMState, loc *table.TableManager, policy *table.RoutingPolicy, logger *slog.Logger) *peer {

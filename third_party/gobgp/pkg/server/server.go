@@ -464,6 +464,13 @@ func (s *BgpServer) matchLongestDynamicNeighborPrefix(a string) *peerGroup {
 }
 
 func sendfsmOutgoingMsg(peer *peer, paths []*table.Path) {
+	// kbgp patch "table send in slices": what the table being sent has not reached
+	// is sent with it.
+	if ts := peer.tableSend.Load(); ts != nil {
+		if paths = ts.passedOnly(paths); len(paths) == 0 {
+			return
+		}
+	}
 	peer.fsm.outgoingCh.In() <- &fsmOutgoingMsg{
 		Paths: paths,
 	}
@@ -1124,7 +1131,14 @@ func (s *BgpServer) getBestFromLocalCallbackLocked(peer *peer, rfList []bgp.Fami
 func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 	peer.routeRefreshInProgress.Lock()
 	defer peer.routeRefreshInProgress.Unlock()
+	s.sendTable(peer, newTableSend(peer, rfList), false)
+}
 
+// sendTable sends the peer its table from where ts stands, End-of-RIBs last, in
+// batches (kbgp patch "stream the table"). Sliced, it returns after the first full
+// batch, at the end of a table shard, with ts at the next one, and reports whether
+// there is more to send (kbgp patch "table send in slices"); otherwise it sends all.
+func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool) {
 	send := func(paths []*table.Path) {
 		if len(paths) > 0 {
 			peer.updateRoutes(paths...)
@@ -1132,11 +1146,12 @@ func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 		}
 	}
 	if peer.isSecondaryRouteEnabled() {
-		s.getBestFromLocalCallbackLocked(peer, rfList, true, func(paths, _ []*table.Path) { send(paths) })
-		return
+		ts.family = len(ts.families)
+		s.getBestFromLocalCallbackLocked(peer, ts.rfList, true, func(paths, _ []*table.Path) { send(paths) })
+		return false
 	}
-	size := sendBatchFirst
-	batch := make([]*table.Path, 0, size)
+	batch := make([]*table.Path, 0, ts.size)
+	full := false
 	filter := func(paths []*table.Path) {
 		for _, path := range paths {
 			p := s.filterpath(peer, path, nil)
@@ -1144,23 +1159,39 @@ func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 				continue
 			}
 			batch = append(batch, p)
-			if len(batch) == size {
+			if len(batch) == ts.size {
 				send(batch)
-				size = min(2*size, sendBatchMax)
-				batch = make([]*table.Path, 0, size)
+				ts.size = min(2*ts.size, sendBatchMax)
+				batch = make([]*table.Path, 0, ts.size)
+				full = sliced
 			}
 		}
 	}
-	for _, family := range peer.toGlobalFamilies(rfList) {
+	for ; ts.family < len(ts.families) && !full; ts.family, ts.shard = ts.family+1, 0 {
+		family := ts.families[ts.family]
 		if peer.isAddPathSendEnabled(family) {
+			ts.shard = table.ShardCount
 			filter(s.getPossibleBest(peer, family))
 			continue
 		}
 		// The best paths a shard at a time: the first batch need not wait for
-		// the whole table to be listed.
-		peer.localRib.WalkBestPaths(peer.TableID(), peer.AS(), []bgp.Family{family}, filter)
+		// the whole table to be listed. ts moves past a shard before its paths
+		// are sent: they are no longer held back (tableSend.passed).
+		peer.localRib.WalkBestPaths(peer.TableID(), peer.AS(), family, ts.shard, func(shard int, paths []*table.Path) bool {
+			ts.shard = shard + 1
+			filter(paths)
+			return !full
+		})
+		if full && ts.shard < table.ShardCount {
+			break
+		}
 	}
-	send(append(batch, endOfRIBs(peer, rfList)...))
+	if ts.family < len(ts.families) {
+		send(batch)
+		return true
+	}
+	send(append(batch, endOfRIBs(peer, ts.rfList)...))
+	return false
 }
 
 // Batch sizes of sendBestFromLocal, in paths.
@@ -1918,21 +1949,16 @@ func (s *BgpServer) handleFSMMessage(peer *peer, e *fsmMsg) {
 					// kbgp patch "stream the table": the FSM starts the session's
 					// send loop only after this callback returns, so a table sent
 					// from here would be queued whole, then packed whole before its
-					// first UPDATE left. Sent from the server loop, it streams. A
-					// peer deleted meanwhile has its FSM stopped: nothing is sent.
-					// Until then the peer is advertised nothing (tablePending):
+					// first UPDATE left. Sent from the server loop, it streams, a
+					// slice per server operation (kbgp patch "table send in
+					// slices"). A peer deleted meanwhile has its FSM stopped:
+					// nothing is sent. Until the first slice the peer is advertised
+					// nothing (tablePending), then only where the walk has been:
 					// what changes meanwhile is in the table it is sent, once.
-					families := peer.negotiatedRFList()
+					ts := newTableSend(peer, peer.negotiatedRFList())
+					peer.tableSend.Store(ts)
 					peer.tablePending.Store(true)
-					go func() {
-						_ = s.mgmtOperation(func() error {
-							peer.tablePending.Store(false)
-							if s.neighborMap[netip.MustParseAddr(peer.ID())] == peer {
-								s.sendBestFromLocal(peer, families)
-							}
-							return nil
-						}, false)
-					}()
+					go s.sendTableInSlices(peer, ts)
 				}
 			} else {
 				// RFC 4724 4.1

@@ -126,7 +126,7 @@ func NewDestinations() *Destinations {
 
 // getShard returns the shard for a given NLRI, made if it is not yet.
 func (d *Destinations) getShard(nlri bgp.NLRI) *destinationShard {
-	i := uint32(tableKey(nlri)) & (destinationShardCount - 1)
+	i := ShardOf(nlri)
 	if shard := d.shards[i].Load(); shard != nil {
 		return shard
 	}
@@ -743,10 +743,15 @@ func (t *Table) Bests(id string, as uint32) []*Path {
 	return paths
 }
 
-// bestsOfShards calls fn with the best paths of each shard in turn, holding a shard's
-// lock only while listing it (kbgp patch "stream the table").
-func (t *Table) bestsOfShards(id string, as uint32, fn func([]*Path)) {
-	for _, shard := range t.destinations.made() {
+// bestsOfShards calls fn with the best paths of each shard from shard from on, in
+// turn, holding a shard's lock only while listing it (kbgp patch "stream the table").
+// It stops after a shard for which fn returns false and returns the next shard.
+func (t *Table) bestsOfShards(id string, as uint32, from int, fn func(shard int, paths []*Path) bool) int {
+	for i := from; i < destinationShardCount; i++ {
+		shard := t.destinations.shards[i].Load()
+		if shard == nil {
+			continue
+		}
 		var paths []*Path
 		shard.mu.RLock()
 		for _, dests := range shard.mp {
@@ -757,10 +762,20 @@ func (t *Table) bestsOfShards(id string, as uint32, fn func([]*Path)) {
 			}
 		}
 		shard.mu.RUnlock()
-		if len(paths) > 0 {
-			fn(paths)
+		if len(paths) > 0 && !fn(i, paths) {
+			return i + 1
 		}
 	}
+	return destinationShardCount
+}
+
+// ShardCount is the number of shards of a table.
+const ShardCount = destinationShardCount
+
+// ShardOf is the shard of a table that holds nlri's destination (kbgp patch "table
+// send in slices": a table sent a slice at a time says how far it got by shard).
+func ShardOf(nlri bgp.NLRI) int {
+	return int(uint32(tableKey(nlri)) & (destinationShardCount - 1))
 }
 
 func (t *Table) MultiBests(id string) [][]*Path {

@@ -392,19 +392,22 @@ func (manager *TableManager) GetBestPathList(id string, as uint32, rfList []bgp.
 	return paths
 }
 
-// WalkBestPaths calls fn with the best paths GetBestPathList would list, a table shard
-// at a time, so that a caller can send the first ones before all are listed (kbgp
-// patch "stream the table"). No lock is held while fn runs.
-func (manager *TableManager) WalkBestPaths(id string, as uint32, rfList []bgp.Family, fn func([]*Path)) {
+// WalkBestPaths calls fn with the best paths of family that GetBestPathList would
+// list, a table shard at a time from shard from on, in shard order (see ShardOf), so
+// that a caller can send the first ones before all are listed (kbgp patch "stream the
+// table"). It stops after a shard for which fn returns false and returns the shard
+// to walk next, ShardCount when it walked the last. No lock is held while fn runs.
+func (manager *TableManager) WalkBestPaths(id string, as uint32, family bgp.Family, from int, fn func(shard int, paths []*Path) bool) int {
 	if SelectionOptions().DisableBestPathSelection {
-		return
+		return ShardCount
 	}
 	manager.mu.RLock()
-	tables := manager.getTables(rfList...)
+	t, ok := manager.tables[family]
 	manager.mu.RUnlock()
-	for _, t := range tables {
-		t.bestsOfShards(id, as, fn)
+	if !ok {
+		return ShardCount
 	}
+	return t.bestsOfShards(id, as, from, fn)
 }
 
 func (manager *TableManager) GetBestMultiPathList(id string, rfList []bgp.Family) [][]*Path {
