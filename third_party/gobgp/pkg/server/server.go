@@ -1135,10 +1135,12 @@ func (s *BgpServer) sendBestFromLocal(peer *peer, rfList []bgp.Family) {
 }
 
 // sendTable sends the peer its table from where ts stands, End-of-RIBs last, in
-// batches (kbgp patch "stream the table"). Sliced, it returns after the first full
-// batch, at the end of a table shard, with ts at the next one, and reports whether
-// there is more to send (kbgp patch "table send in slices"); otherwise it sends all.
+// batches (kbgp patch "stream the table"). Sliced, it returns after the first batch
+// that fills once it has run for tableSliceTime, at the end of a table shard, with
+// ts at the next one, and reports whether there is more to send (kbgp patch "table
+// send in slices"); otherwise it sends all.
 func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool) {
+	start := time.Now()
 	send := func(paths []*table.Path) {
 		if len(paths) > 0 {
 			peer.updateRoutes(paths...)
@@ -1163,7 +1165,7 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 				send(batch)
 				ts.size = min(2*ts.size, sendBatchMax)
 				batch = make([]*table.Path, 0, ts.size)
-				full = sliced
+				full = sliced && time.Since(start) >= tableSliceTime
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/osrg/gobgp/v4/internal/pkg/table"
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
@@ -57,10 +58,15 @@ func (ts *tableSend) passedOnly(paths []*table.Path) []*table.Path {
 	return paths
 }
 
+// tableSliceTime is how long one server operation sends a table before it lets the
+// server take its other work: a third of the shortest hold time (3 s), so that a
+// peer's messages are read in time however large the table.
+var tableSliceTime = time.Second
+
 // sendTableInSlices sends a session's table (ts, stored in peer.tableSend at
-// Established) from the server loop, one batch per server operation, so that the
-// server takes its other work between two: the session's own received messages
-// among them. Sent in one operation, a table of a million paths held the server's
+// Established) from the server loop, a slice of whole batches per server operation
+// (tableSliceTime), so that the server takes its other work between two: the
+// session's own received messages among them. Sent in one operation, a table of a million paths held the server's
 // lock for tens of seconds, in which no message of any peer was read and the
 // session's hold timer ran out. Meanwhile a change is sent to the peer at once only
 // where the walk has been past it (tableSend.passed, checked in

@@ -20,10 +20,11 @@ import (
 // doubling).
 const tableSendPaths = 20_000
 
-// TestTableIsSentInSlices: a session's table is sent one batch per server
-// operation (kbgp patch "table send in slices"), so that the server runs other
-// operations, and reads the peers' messages, before the whole table is sent. An
-// operation queued behind the send sees it partway; the peer gets all of it.
+// TestTableIsSentInSlices: a session's table is sent a slice per server operation
+// (kbgp patch "table send in slices"), so that the server runs other operations,
+// and reads the peers' messages, before the whole table is sent. With a slice of
+// one batch, an operation queued behind the send sees it partway; the peer gets all
+// of it.
 func TestTableIsSentInSlices(t *testing.T) {
 	s1, s2 := tableSendServers(t)
 	version := map[int]uint32{}
@@ -82,8 +83,12 @@ func TestChangesDuringSlicedSendReachThePeer(t *testing.T) {
 	waitTableSendPaths(t, s2, version)
 }
 
-// tableSendServers are two servers to peer, stopped when the test ends.
+// tableSendServers are two servers to peer, stopped when the test ends; until then
+// a table is sent a batch per slice.
 func tableSendServers(t *testing.T) (*BgpServer, *BgpServer) {
+	sliceTime := tableSliceTime
+	tableSliceTime = 0
+	t.Cleanup(func() { tableSliceTime = sliceTime })
 	s1 := runNewServer(t, 1, "1.1.1.1", 10179)
 	t.Cleanup(func() { _ = s1.StopBgp(context.Background(), &api.StopBgpRequest{}) })
 	s2 := runNewServer(t, 2, "2.2.2.2", 20179)
