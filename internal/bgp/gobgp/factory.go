@@ -43,7 +43,8 @@ func (f Factory) NewRouter(ctx context.Context, key bgp.InstanceKey, g bgp.Globa
 	level := new(slog.LevelVar)
 	level.Set(slog.LevelWarn)
 	gobgpLogger := slog.New(warnOnly{logger.Handler()}).With("component", "gobgp")
-	srv := server.NewBgpServer(server.LoggerOption(gobgpLogger, level))
+	// Paths are deleted by value (router.deletePaths), so GoBGP keeps no UUID per path.
+	srv := server.NewBgpServer(server.LoggerOption(gobgpLogger, level), server.NoPathUUIDsOption())
 	go srv.Serve()
 
 	listenPort := int32(-1)

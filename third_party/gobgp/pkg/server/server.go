@@ -80,6 +80,7 @@ type options struct {
 	logger      *slog.Logger
 	logLevelVar *slog.LevelVar
 	timingHook  FSMTimingHook
+	noPathUUIDs bool
 }
 
 type ServerOption func(*options)
@@ -106,6 +107,16 @@ func LoggerOption(logger *slog.Logger, levelVar *slog.LevelVar) ServerOption {
 func TimingHookOption(hook FSMTimingHook) ServerOption {
 	return func(o *options) {
 		o.timingHook = hook
+	}
+}
+
+// NoPathUUIDsOption makes AddPath give the paths it adds no UUID, and keep none
+// (kbgp patch "no path UUIDs"): each costs a random UUID and an entry, keyed by a
+// formatted string, in a map as large as the table, which a caller that deletes
+// paths by value never reads. DeletePath by UUID then finds no path.
+func NoPathUUIDsOption() ServerOption {
+	return func(o *options) {
+		o.noPathUUIDs = true
 	}
 }
 
@@ -154,6 +165,7 @@ type BgpServer struct {
 	mrtManager   *mrtManager
 	roaTable     *table.ROATable
 	uuidMap      map[string]uuid.UUID
+	noPathUUIDs  bool // kbgp patch "no path UUIDs": uuidMap stays empty
 	bfdServer    *bfdServer
 	logger       *slog.Logger
 	logLevelVar  *slog.LevelVar
@@ -195,6 +207,7 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		logger:       logger,
 		logLevelVar:  lvl,
 		timingHook:   opts.timingHook,
+		noPathUUIDs:  opts.noPathUUIDs,
 		shutdownWG:   &sync.WaitGroup{},
 	}
 	s.bmpManager = newBmpClientManager(s)
@@ -2640,6 +2653,9 @@ func (s *BgpServer) AddPath(req apiutil.AddPathRequest) ([]apiutil.AddPathRespon
 			if err != nil {
 				lastErr = err
 				resps[i].Error = err
+				continue
+			}
+			if s.noPathUUIDs {
 				continue
 			}
 
