@@ -1773,6 +1773,8 @@ func (s *BgpServer) handleFSMMessage(peer *peer, e *fsmMsg) {
 
 		// PeerDown
 		if oldState == bgp.BGP_FSM_ESTABLISHED {
+			// kbgp patch "table send in slices": the rest of the table is not sent.
+			peer.tableSend.Store(nil)
 			t := time.Now()
 			peer.fsm.lock.Lock()
 			conf := peer.fsm.pConf.ReadCopy()

@@ -71,13 +71,15 @@ var tableSliceTime = time.Second
 // session's hold timer ran out. Meanwhile a change is sent to the peer at once only
 // where the walk has been past it (tableSend.passed, checked in
 // sendfsmOutgoingMsg); elsewhere the walk sends it when it gets there. The slices
-// stop when the peer is gone, its session down, or a new session has a table of
-// its own.
+// stop when the peer is gone, its session down (handleFSMMessage clears
+// peer.tableSend) or a new session has a table of its own.
 func (s *BgpServer) sendTableInSlices(peer *peer, ts *tableSend) {
 	addr := netip.MustParseAddr(peer.ID())
 	for more := true; more; {
 		_ = s.mgmtOperation(func() error {
-			if s.neighborMap[addr] != peer || peer.tableSend.Load() != ts || peer.State() != bgp.BGP_FSM_ESTABLISHED {
+			// Not the session's state: the FSM stores Established only after
+			// the callback that started these slices has returned.
+			if s.neighborMap[addr] != peer || peer.tableSend.Load() != ts {
 				peer.tableSend.CompareAndSwap(ts, nil)
 				more = false
 				return nil

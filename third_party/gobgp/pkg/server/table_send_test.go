@@ -159,3 +159,34 @@ func tableDiff(want, got map[string]uint32) string {
 	}
 	return fmt.Sprintf("%d prefixes differ, e.g. %v", len(out), out[:min(3, len(out))])
 }
+
+// TestSlicesStartBeforeTheStateIsStored: the FSM stores Established only after the
+// callback that starts the slices has returned, so the first slice may run while
+// the peer's state still reads the one before. It must send the table all the
+// same: stopped there, it left the peer pending, advertised nothing, for good.
+func TestSlicesStartBeforeTheStateIsStored(t *testing.T) {
+	s1, _ := tableSendServers(t)
+	version := map[int]uint32{}
+	for i := range 3_000 {
+		version[i] = 1
+	}
+	addTableSendPaths(t, s1, version)
+	require.NoError(t, s1.AddPeer(context.Background(), &api.AddPeerRequest{Peer: &api.Peer{
+		Conf:      &api.PeerConf{NeighborAddress: "127.0.0.1", PeerAsn: 2},
+		Transport: &api.Transport{PassiveMode: true},
+	}}))
+	var p *peer
+	var ts *tableSend
+	require.NoError(t, s1.mgmtOperation(func() error {
+		p = s1.neighborMap[netip.MustParseAddr("127.0.0.1")]
+		ts = newTableSend(p, []bgp.Family{bgp.RF_IPv4_UC})
+		p.tableSend.Store(ts)
+		p.tablePending.Store(true)
+		return nil
+	}, false))
+	require.NotEqual(t, bgp.BGP_FSM_ESTABLISHED, p.State())
+
+	s1.sendTableInSlices(p, ts)
+	require.False(t, p.tablePending.Load(), "the peer is still pending: it would be advertised nothing")
+	require.Nil(t, p.tableSend.Load(), "the table was not sent to its end")
+}
