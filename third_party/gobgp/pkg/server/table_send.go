@@ -66,17 +66,17 @@ var tableSliceTime = time.Second
 // sendTableInSlices sends a session's table (ts, stored in peer.tableSend at
 // Established) from the server loop, a slice of whole batches per server operation
 // (tableSliceTime), so that the server takes its other work between two: the
-// session's own received messages among them. Sent in one operation, a table of a million paths held the server's
-// lock for tens of seconds, in which no message of any peer was read and the
-// session's hold timer ran out. Meanwhile a change is sent to the peer at once only
+// session's own received messages among them. Sent in one operation, a table of a
+// million paths held the server's lock for tens of seconds, in which no message of
+// any peer was read and the session's hold timer ran out. Meanwhile a change is sent to the peer at once only
 // where the walk has been past it (tableSend.passed, checked in
 // sendfsmOutgoingMsg); elsewhere the walk sends it when it gets there. The slices
 // stop when the peer is gone, its session down (handleFSMMessage clears
-// peer.tableSend) or a new session has a table of its own.
+// peer.tableSend), a new session has a table of its own, or the server stops.
 func (s *BgpServer) sendTableInSlices(peer *peer, ts *tableSend) {
 	addr := netip.MustParseAddr(peer.ID())
 	for more := true; more; {
-		_ = s.mgmtOperation(func() error {
+		err := s.mgmtOperation(func() error {
 			// Not the session's state: the FSM stores Established only after
 			// the callback that started these slices has returned.
 			if s.neighborMap[addr] != peer || peer.tableSend.Load() != ts {
@@ -92,5 +92,8 @@ func (s *BgpServer) sendTableInSlices(peer *peer, ts *tableSend) {
 			}
 			return nil
 		}, false)
+		if err != nil {
+			return // the server stopped: the operation never ran
+		}
 	}
 }

@@ -190,3 +190,32 @@ func TestSlicesStartBeforeTheStateIsStored(t *testing.T) {
 	require.False(t, p.tablePending.Load(), "the peer is still pending: it would be advertised nothing")
 	require.Nil(t, p.tableSend.Load(), "the table was not sent to its end")
 }
+
+// TestSlicesEndWhenTheServerStops: a slice that cannot run because the server has
+// stopped ends the slices; retried, it spun for good.
+func TestSlicesEndWhenTheServerStops(t *testing.T) {
+	s := runNewServer(t, 1, "1.1.1.1", -1)
+	require.NoError(t, s.AddPeer(context.Background(), &api.AddPeerRequest{Peer: &api.Peer{
+		Conf:      &api.PeerConf{NeighborAddress: "127.0.0.1", PeerAsn: 2},
+		Transport: &api.Transport{PassiveMode: true},
+	}}))
+	var p *peer
+	require.NoError(t, s.mgmtOperation(func() error {
+		p = s.neighborMap[netip.MustParseAddr("127.0.0.1")]
+		return nil
+	}, false))
+	ts := newTableSend(p, []bgp.Family{bgp.RF_IPv4_UC})
+	p.tableSend.Store(ts)
+	require.NoError(t, s.StopBgp(context.Background(), &api.StopBgpRequest{}))
+
+	done := make(chan struct{})
+	go func() {
+		s.sendTableInSlices(p, ts)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slices still run 5 s after the server stopped")
+	}
+}
