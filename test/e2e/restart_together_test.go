@@ -36,6 +36,9 @@ type togetherLab struct {
 	addrs  []string
 	ns     []*netlab.Namespace
 	agents []*agentProcess
+	// states are the agents' state directories, made by the top-level test: an agent
+	// restarted in a subtest keeps its directory.
+	states []string
 }
 
 // TestSeveralAgentsRestartAtOnce: every agent of a three-node cluster killed at the
@@ -112,6 +115,19 @@ func startTogether(t *testing.T) *togetherLab {
 	createTogetherObjects(t, tl.names, tl.addrs)
 	startOperatorProcess(t, lab, ctl)
 	tl.agents = make([]*agentProcess, len(tl.names))
+	for range tl.names {
+		tl.states = append(tl.states, t.TempDir())
+	}
+	// Registered after the directories, so it runs before they go: agents restarted in
+	// subtests are otherwise stopped only by the lab, after the removal, and one still
+	// writing its checkpoint would leave its directory behind.
+	t.Cleanup(func() {
+		for _, a := range tl.agents {
+			if a != nil {
+				_ = a.proc.Stop()
+			}
+		}
+	})
 	tl.startAll(t)
 	return tl
 }
@@ -186,12 +202,10 @@ func (tl *togetherLab) startAll(t *testing.T) {
 
 func (tl *togetherLab) start(t *testing.T, i int) {
 	t.Helper()
-	dir := t.TempDir()
 	if a := tl.agents[i]; a != nil {
-		dir = a.stateDir
 		a.relay.Close()
 	}
-	tl.agents[i] = startAgentWithState(t, tl.lab, tl.ns[i], tl.names[i], dir)
+	tl.agents[i] = startAgentWithState(t, tl.lab, tl.ns[i], tl.names[i], tl.states[i])
 }
 
 // killAll sends SIGKILL to every agent at the same moment and returns when.

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -64,6 +63,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		reserved:   intent.NewReserved(),
 		cidrEvents: make(chan event.GenericEvent, 1),
 		pacer:      exports.NewPacer(exports.WeightInterval),
+		coverage:   newCoverage(),
 	}
 	r.serviceCIDRs = &serviceCIDRWatch{discovery: c.Clientset.Discovery(), clientset: c.Clientset, logger: c.Logger, changed: func() {
 		select { // one pending event is enough: it re-reads every ServiceCIDR
@@ -119,6 +119,10 @@ const (
 	oneService
 	reservedNode
 	reservedServiceCIDRs
+	// heldService is a Service's turn after the pacer held back its weight change
+	// (requeueHeld): a request of its own, so that it never merges with one of the
+	// Service's events that a full build covered (coverage) and is dropped with it.
+	heldService
 )
 
 // nodeRequest is the request of the whole node.
@@ -144,24 +148,26 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("index EndpointSlices by Service: %w", err)
 	}
-	toNode := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+	// Every request an event makes is numbered (coverage.event), so that one a full
+	// build has covered since is dropped.
+	toNode := r.coverage.handler(func(client.Object) []request {
 		return []request{nodeRequest}
 	})
-	toService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+	toService := r.coverage.handler(func(o client.Object) []request {
 		return []request{serviceRequest(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})}
 	})
-	nodeChanged := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+	nodeChanged := r.coverage.handler(func(client.Object) []request {
 		r.nodeChanged.Store(true)
 		return []request{nodeRequest}
 	})
-	toReservedNode := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+	toReservedNode := r.coverage.handler(func(o client.Object) []request {
 		return []request{{kind: reservedNode, node: o.GetName()}}
 	})
-	toServiceCIDRs := handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, client.Object) []request {
+	toServiceCIDRs := r.coverage.handler(func(client.Object) []request {
 		return []request{{kind: reservedServiceCIDRs}}
 	})
 	own := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.nodeName })
-	sliceToService := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []request {
+	sliceToService := r.coverage.handler(func(o client.Object) []request {
 		if svc, ok := intent.EndpointSliceService(o.(*discoveryv1.EndpointSlice)); ok {
 			return []request{serviceRequest(svc)}
 		}

@@ -76,14 +76,23 @@ type Reconciler struct {
 	// its workers only after every watch's cache synced, so that line's time is the
 	// end of the start-up's cache phase (bench B1s reads it).
 	synced sync.Once
+	// coverage drops the requests a full build has covered since their event;
+	// buildStart is where a full build the current request makes starts.
+	coverage   *coverage
+	buildStart uint64
 }
 
 // reconcile handles one Service (see reconcileService), a reservation's change (see
 // reconcileReserved) or the whole node.
 func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	r.synced.Do(func() { r.logger.Info("caches synced", "controller", controllerName) })
+	covered, start := r.coverage.take(req)
+	if covered {
+		return reconcile.Result{}, nil
+	}
+	r.buildStart = start
 	switch req.kind {
-	case oneService:
+	case oneService, heldService:
 		return r.reconcileService(ctx, req.service)
 	case reservedNode, reservedServiceCIDRs:
 		return r.reconcileReserved(ctx, req)
@@ -94,6 +103,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Resu
 // reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
 // missing BGPNodeConfig means this node runs no BGP: every speaker stops with a Cease.
 func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error) {
+	start, began := r.buildStart, time.Now()
 	in, err := r.fetch(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -107,7 +117,11 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 		r.kernel.reconciled(nil, nil, discovered{})
 		r.status.Update(nil, intent.Result{}, nil, nil)
 		r.status.SetRefused(nil)
-		return reconcile.Result{}, r.speakers.Apply(ctx, bgp.Desired{})
+		if err := r.speakers.Apply(ctx, bgp.Desired{}); err != nil {
+			return reconcile.Result{}, err
+		}
+		r.coverage.done(start)
+		return reconcile.Result{}, nil
 	}
 	node, err := r.nodes.get(ctx, r.nodeChanged.Swap(false) || r.routerIDs.pending())
 	if err != nil {
@@ -146,6 +160,8 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	if applyErr != nil {
 		return reconcile.Result{}, fmt.Errorf("apply BGP configuration: %w", applyErr)
 	}
+	r.coverage.done(start)
+	r.logger.Debug("built the node's BGP configuration", "took", time.Since(began))
 	return reconcile.Result{RequeueAfter: r.requeueAfter(node, now)}, nil
 }
 

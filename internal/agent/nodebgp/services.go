@@ -42,6 +42,7 @@ func (r *Reconciler) reconcileService(ctx context.Context, key types.NamespacedN
 // difference. A Service that cannot be read leaves the index ahead of the speakers:
 // the retry rebuilds everything.
 func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedName) (reconcile.Result, error) {
+	r.logger.Debug("setting Services", "count", len(keys))
 	changes := bgp.ExportChanges{}
 	for _, key := range keys {
 		svc := &corev1.Service{}
@@ -86,7 +87,7 @@ func (r *Reconciler) requeueHeld(x *exports.Index) {
 	q := r.queue.Load()
 	for key, wait := range x.Held() {
 		if q != nil {
-			(*q).AddAfter(serviceRequest(key), wait)
+			(*q).AddAfter(request{kind: heldService, service: key}, wait)
 		}
 	}
 }

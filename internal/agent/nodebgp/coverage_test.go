@@ -1,0 +1,111 @@
+package nodebgp
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestCoverage(t *testing.T) {
+	a := serviceRequest(types.NamespacedName{Namespace: "ns", Name: "a"})
+	b := serviceRequest(types.NamespacedName{Namespace: "ns", Name: "b"})
+	held := request{kind: heldService, service: a.service}
+	// build is a successful full build made by the whole node's request.
+	build := func(c *coverage) {
+		_, start := c.take(nodeRequest)
+		c.done(start)
+	}
+	type step struct {
+		before func(c *coverage)
+		take   request
+		want   bool
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"nothing built: every event runs", []step{
+			{func(c *coverage) { c.event(a, false) }, a, false},
+		}},
+		{"events before a full build that succeeded are covered", []step{
+			{func(c *coverage) { c.event(a, false); c.event(b, false); build(c) }, a, true},
+			{nil, b, true},
+		}},
+		{"a full build that did not succeed covers nothing", []step{
+			{func(c *coverage) { c.event(a, false); c.take(nodeRequest) }, a, false},
+		}},
+		{"an event after the full build's request was taken runs", []step{
+			{func(c *coverage) {
+				_, start := c.take(nodeRequest)
+				c.event(a, false)
+				c.done(start)
+			}, a, false},
+		}},
+		{"the latest event counts", []step{
+			{func(c *coverage) {
+				c.event(a, false)
+				_, start := c.take(nodeRequest)
+				c.event(a, false)
+				c.done(start)
+			}, a, false},
+		}},
+		{"a request no event made (requeue, held turn) runs", []step{
+			{func(c *coverage) { c.event(a, false); build(c) }, held, false},
+			{nil, b, false},
+		}},
+		{"taken off the books once taken: its requeue runs", []step{
+			{func(c *coverage) { c.event(a, false); build(c) }, a, true},
+			{nil, a, false},
+		}},
+		// The build's own request carries its requeue (a router ID's backoff): an event
+		// of it between its take and the build must not make that requeue covered.
+		{"the build's own request, changed while it builds, runs again", []step{
+			{func(c *coverage) {
+				_, start := c.take(nodeRequest)
+				c.event(nodeRequest, false)
+				c.done(start)
+			}, nodeRequest, false},
+		}},
+		{"an event of a watch's initial list is covered by any full build", []step{
+			{func(c *coverage) {
+				_, start := c.take(nodeRequest)
+				c.event(a, true)
+				c.done(start)
+			}, a, true},
+		}},
+		{"an event of the initial list is not covered before a full build", []step{
+			{func(c *coverage) { c.event(a, true) }, a, false},
+		}},
+		{"an event of the initial list does not hide a later one", []step{
+			{func(c *coverage) {
+				c.event(a, true)
+				_, start := c.take(nodeRequest)
+				c.event(a, false)
+				c.event(a, true)
+				c.done(start)
+			}, a, false},
+		}},
+		{"an older full build ending late does not move the mark back", []step{
+			{func(c *coverage) {
+				c.event(a, false)
+				_, late := c.take(nodeRequest)
+				c.event(b, false)
+				build(c)
+				c.done(late)
+			}, b, true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCoverage()
+			for i, s := range tt.steps {
+				if s.before != nil {
+					s.before(c)
+				}
+				if got, _ := c.take(s.take); got != s.want {
+					t.Fatalf("step %d: take(%+v) covered = %v, want %v", i, s.take, got, s.want)
+				}
+			}
+		})
+	}
+}
