@@ -36,6 +36,19 @@ func (a PathAttributes) Merge(b PathAttributes) PathAttributes {
 	return out.Normalised()
 }
 
+// Equal reports whether a and b are the same attributes, their communities in the
+// same order (of two Normalised sets: the same communities). It is the cheap test for
+// the common case, a run of paths that carry one attribute set.
+func (a PathAttributes) Equal(b PathAttributes) bool {
+	return slices.Equal(a.Communities, b.Communities) && slices.Equal(a.LargeCommunities, b.LargeCommunities) &&
+		equalOptional(a.LocalPreference, b.LocalPreference) && equalOptional(a.MED, b.MED) &&
+		a.Prepend == b.Prepend && a.LinkBandwidth == b.LinkBandwidth && a.NextHop == b.NextHop
+}
+
+func equalOptional(a, b *uint32) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
 // higher is the higher of two optional values; nil when both are.
 func higher(a, b *uint32) *uint32 {
 	if b != nil && (a == nil || *b > *a) {

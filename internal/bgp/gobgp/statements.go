@@ -76,20 +76,28 @@ func newPeerStatements() *peerStatements {
 // prefixes of remove out, without changing pe. Its cost is in the size of the change,
 // not of the export.
 func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit {
-	e := exportEdit{newSets: map[uint64]bgp.PathAttributes{}, next: pe.next}
+	e := exportEdit{newSets: map[uint64]bgp.PathAttributes{}, next: pe.next, moves: make([]prefixMove, 0, len(set)+len(remove))}
 	newIDs := map[string]uint64{}
 	grow, shrink := map[cell][]netip.Prefix{}, map[cell][]netip.Prefix{}
+	// A run of prefixes with one attribute set (a whole export, often) makes its key
+	// once.
+	var last bgp.PathAttributes
+	var lastID uint64
 	idFor := func(a bgp.PathAttributes) uint64 {
+		if lastID != 0 && a.Equal(last) {
+			return lastID
+		}
 		k := attributesKey(a)
-		if id, ok := pe.ids[k]; ok {
-			return id
+		id, ok := pe.ids[k]
+		if !ok {
+			id, ok = newIDs[k]
 		}
-		if id, ok := newIDs[k]; ok {
-			return id
+		if !ok {
+			id = e.next
+			e.next++
+			newIDs[k], e.newSets[id] = id, a
 		}
-		id := e.next
-		e.next++
-		newIDs[k], e.newSets[id] = id, a
+		last, lastID = a, id
 		return id
 	}
 	for _, p := range set {
@@ -132,6 +140,10 @@ func (pe *peerStatements) commit(e exportEdit) {
 		pe.ids[attributesKey(a)] = id
 	}
 	pe.next = e.next
+	if len(pe.byPrefix) == 0 {
+		// A peer's first export (its whole table, when it is added): sized at once.
+		pe.byPrefix = make(map[bgp.PrefixKey]uint64, len(e.moves))
+	}
 	touched := map[uint64]bool{}
 	for _, m := range e.moves {
 		fam := family(m.prefix)
