@@ -21,7 +21,7 @@ func TestNoPathUUIDsKeepsNone(t *testing.T) {
 	require.NoError(t, s.StartBgp(context.Background(), &api.StartBgpRequest{
 		Global: &api.Global{Asn: 65000, RouterId: "1.1.1.1", ListenPort: -1},
 	}))
-	defer s.StopBgp(context.Background(), &api.StopBgpRequest{})
+	defer s.Stop()
 
 	nh, _ := bgp.NewPathAttributeNextHop(netip.MustParseAddr("10.255.0.1"))
 	paths := make([]*apiutil.Path, 0, 10)

@@ -775,6 +775,12 @@ func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.P
 		// Note: If best path selection disabled, no best path to notify.
 		return
 	}
+	// Every change of the global table passes here: the event (copies of every
+	// path it names) is made only for a watcher (kbgp patch "no best-path event
+	// without a watcher"), as the other events' notify functions do.
+	if !s.isWatched(watchEventTypeBestPath) {
+		return
+	}
 	m := make(map[uint32]bool)
 	clonedM := make([][]*table.Path, len(multipath))
 	for i, pathList := range multipath {
