@@ -2,8 +2,11 @@ package nodebgp
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 func TestCoverage(t *testing.T) {
@@ -107,5 +110,28 @@ func TestCoverage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAFullBuildsWaitRequeuesTheWholeNode: a full build made by a Service's request
+// that has to wait (a router ID's backoff) requeues the whole node's request too: the
+// Service's own requeue would only set its Service again, and the whole node's
+// request may have been dropped as covered by that build.
+func TestAFullBuildsWaitRequeuesTheWholeNode(t *testing.T) {
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[request]())
+	defer q.ShutDown()
+	r := &Reconciler{}
+	r.queue.Store(&q)
+
+	if _, err := r.requeueWholeNode(reconcile.Result{}, nil); err != nil || q.Len() != 0 {
+		t.Fatalf("no wait: %d requests queued (err %v), want none", q.Len(), err)
+	}
+	res, err := r.requeueWholeNode(reconcile.Result{RequeueAfter: 10 * time.Millisecond}, nil)
+	if err != nil || res.RequeueAfter != 10*time.Millisecond {
+		t.Fatalf("the result changed: %+v, %v", res, err)
+	}
+	got, _ := q.Get()
+	if got != nodeRequest {
+		t.Fatalf("queued %+v, want the whole node's request", got)
 	}
 }

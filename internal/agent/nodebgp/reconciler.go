@@ -93,11 +93,24 @@ func (r *Reconciler) reconcile(ctx context.Context, req request) (reconcile.Resu
 	r.buildStart = start
 	switch req.kind {
 	case oneService, heldService:
-		return r.reconcileService(ctx, req.service)
+		return r.requeueWholeNode(r.reconcileService(ctx, req.service))
 	case reservedNode, reservedServiceCIDRs:
-		return r.reconcileReserved(ctx, req)
+		return r.requeueWholeNode(r.reconcileReserved(ctx, req))
 	}
 	return r.reconcileAll(ctx)
+}
+
+// requeueWholeNode gives the whole node's request the wait of a full build another
+// request made (reconcileService and reconcileReserved build everything when nothing
+// is built yet or the last build went stale): that request's own requeue would only
+// set its Service again, and the whole node's request queued beside it may have been
+// dropped as covered by that very build. The waits are those of requeueAfter: a
+// router ID's backoff, a missing VRF device, pod CIDRs not yet assigned.
+func (r *Reconciler) requeueWholeNode(res reconcile.Result, err error) (reconcile.Result, error) {
+	if q := r.queue.Load(); q != nil && res.RequeueAfter > 0 {
+		(*q).AddAfter(nodeRequest, res.RequeueAfter)
+	}
+	return res, err
 }
 
 // reconcileAll is fetch → router IDs → intent.Build → speakers.Set.Apply → status. A
