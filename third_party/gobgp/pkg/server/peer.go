@@ -102,6 +102,34 @@ func newDynamicPeer(g *oc.Global, neighborAddress string, pg *oc.PeerGroup, loc 
 // under the propagation bucket lock for the corresponding prefix.
 type pathIDSet map[uint32]struct{}
 
+// sentIDZero is peer.sentPaths' value for a destination advertised path ID 0
+// alone, which is every destination of a peer without add-path send: unlike a
+// pathIDSet of its own, it costs the destination no allocation.
+type sentIDZero struct{}
+
+// sentIDCount is the number of path IDs in a value of peer.sentPaths.
+func sentIDCount(ids any) int {
+	switch ids := ids.(type) {
+	case sentIDZero:
+		return 1
+	case pathIDSet:
+		return len(ids)
+	}
+	return 0
+}
+
+// sentIDHas reports whether a value of peer.sentPaths holds path ID id.
+func sentIDHas(ids any, id uint32) bool {
+	switch ids := ids.(type) {
+	case sentIDZero:
+		return id == 0
+	case pathIDSet:
+		_, ok := ids[id]
+		return ok
+	}
+	return false
+}
+
 type peer struct {
 	tableId           string
 	fsm               *fsm
@@ -110,7 +138,7 @@ type peer struct {
 	localRib          *table.TableManager
 	peerInfo          atomic.Pointer[table.PeerInfo]
 	prefixLimitWarned map[bgp.Family]bool // protected by fsm.lock
-	// map[table.PathDestLocalKey]pathIDSet, with inner pathIDSets protected
+	// map[table.PathDestLocalKey]pathIDSet or sentIDZero, with inner pathIDSets protected
 	// by the matching server propagation bucket for the route prefix.
 	// All methods that read or mutate a pathIDSet value (updateRoutes,
 	// getRoutesCount, hasPathAlreadyBeenSent) MUST be called under the
@@ -247,7 +275,7 @@ func (peer *peer) getAddPathSendMax(family bgp.Family) uint8 {
 func (peer *peer) getRoutesCount(family bgp.Family, dstPrefix string) uint8 {
 	destLocalKey := table.NewPathDestLocalKey(family, dstPrefix)
 	if identifiers, ok := peer.sentPaths.Load(*destLocalKey); ok {
-		count := len(identifiers.(pathIDSet))
+		count := sentIDCount(identifiers)
 		// the send-max config is uint8, so we need to check for overflow
 		if count > int(^uint8(0)) {
 			return ^uint8(0)
@@ -277,22 +305,32 @@ func (peer *peer) updateRoutes(paths ...*table.Path) {
 
 		identifiersValue, destExists := peer.sentPaths.Load(destLocalKey)
 		if path.IsWithdraw && destExists {
-			identifiers := identifiersValue.(pathIDSet)
-			delete(identifiers, pathID)
-			if len(identifiers) == 0 {
-				peer.sentPaths.Delete(destLocalKey)
+			switch identifiers := identifiersValue.(type) {
+			case sentIDZero:
+				if pathID == 0 {
+					peer.sentPaths.Delete(destLocalKey)
+				}
+			case pathIDSet:
+				delete(identifiers, pathID)
+				if len(identifiers) == 0 {
+					peer.sentPaths.Delete(destLocalKey)
+				}
 			}
 		} else if !path.IsWithdraw {
-			var identifiers pathIDSet
-			if destExists {
-				identifiers = identifiersValue.(pathIDSet)
-			} else {
-				identifiers = make(pathIDSet)
-			}
-			identifiers[pathID] = struct{}{}
-			if !destExists {
-				// store only the first insert, mutations are inplace
-				peer.sentPaths.Store(destLocalKey, identifiers)
+			switch identifiers := identifiersValue.(type) {
+			case nil:
+				if pathID == 0 {
+					peer.sentPaths.Store(destLocalKey, sentIDZero{})
+				} else {
+					peer.sentPaths.Store(destLocalKey, pathIDSet{pathID: {}})
+				}
+			case sentIDZero:
+				if pathID != 0 {
+					peer.sentPaths.Store(destLocalKey, pathIDSet{0: {}, pathID: {}})
+				}
+			case pathIDSet:
+				// mutations of a stored set are in place
+				identifiers[pathID] = struct{}{}
 			}
 		}
 	}
@@ -333,8 +371,7 @@ func (peer *peer) hasPathAlreadyBeenSent(path *table.Path) bool {
 	if !dstExist {
 		return false
 	}
-	_, pathExist := identifiers.(pathIDSet)[peer.advertisedPathID(path)]
-	return pathExist
+	return sentIDHas(identifiers, peer.advertisedPathID(path))
 }
 
 func (peer *peer) resetAdvertisedRoutes() {
