@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"net"
@@ -30,7 +31,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dgryski/go-farm"
 	"github.com/eapache/channels"
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
@@ -125,11 +125,14 @@ const propagateBucketCount = 2048
 type sharedData struct {
 	mu               sync.RWMutex
 	propagateBuckets [propagateBucketCount]sync.Mutex
+	// bucketSeed seeds the hash of a destination to its propagation bucket.
+	bucketSeed maphash.Seed
 }
 
 func newSharedData() *sharedData {
 	return &sharedData{
-		mu: sync.RWMutex{},
+		mu:         sync.RWMutex{},
+		bucketSeed: maphash.MakeSeed(),
 	}
 }
 
@@ -138,8 +141,9 @@ func (d *sharedData) propagateBucket(path *table.Path) *sync.Mutex {
 		return &d.propagateBuckets[0]
 	}
 	// note: we can't use path.GetNlri().Serialize() here as peer.sentPaths is indexed by destLocalKey
-	destLocalKey := path.GetDestLocalKey()
-	idx := farm.Hash64([]byte(destLocalKey.Family.String()+destLocalKey.Prefix)) % uint64(len(d.propagateBuckets))
+	// The key is hashed as it is: the family's name joined to the prefix made a
+	// string (an allocation past 32 bytes) for every path propagated.
+	idx := maphash.Comparable(d.bucketSeed, path.GetDestLocalKey()) % uint64(len(d.propagateBuckets))
 	return &d.propagateBuckets[idx]
 }
 
