@@ -134,8 +134,10 @@ func (a *agentProcess) cpuProfile(t *testing.T, name string, d time.Duration) (w
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		out, err := a.ns.ExecTimeout(d+time.Minute, "curl", "-sf", "--retry", "50", "--retry-connrefused", "--retry-delay", "0",
-			"--retry-max-time", "10", "-o", path, url)
+		// A shell loop, not curl's --retry: curl waits a second before its first retry,
+		// and a start at 100k routes is past its first build by then.
+		out, err := a.ns.ExecTimeout(d+time.Minute, "sh", "-c",
+			`for i in $(seq 2000); do curl -sf -o "$1" "$2" && exit 0; sleep 0.005; done; exit 1`, "profile", path, url)
 		if err != nil {
 			t.Errorf("agent CPU profile: %v: %s", err, out)
 			return
