@@ -136,6 +136,19 @@ func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules
 // merging a prefix then never visits outranked claimants, however many there are.
 // When an address's owner changes, its claimants' contributions are moved in or out.
 func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) bgp.ExportChanges {
+	return x.setService(key, svc, slices, true)
+}
+
+// LoadService sets a Service as SetService does, without working out the changes of
+// the peers' exports: a full build (intent.Build) sets every Service, then reads the
+// whole exports (Fill). The changes were most of a Service's cost there: the merge of
+// every prefix before and after, and the sort.
+func (x *Index) LoadService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice) {
+	x.setService(key, svc, slices, false)
+}
+
+// setService is SetService, which returns the changes only when diff is set.
+func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices []discoveryv1.EndpointSlice, diff bool) bgp.ExportChanges {
 	var now map[PeerKey][]Route
 	var refused []Refusal
 	if svc != nil {
@@ -188,10 +201,13 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 			before[at{p, prefix}] = nil
 		}
 	}
-	had := make(map[at]bool, len(before))
-	for a := range before {
-		if attrs, ok := x.merged(a.p, a.prefix); ok {
-			before[a], had[a] = &attrs, true
+	var had map[at]bool
+	if diff {
+		had = make(map[at]bool, len(before))
+		for a := range before {
+			if attrs, ok := x.merged(a.p, a.prefix); ok {
+				before[a], had[a] = &attrs, true
+			}
 		}
 	}
 
@@ -248,6 +264,17 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 		}
 	}
 
+	if svc == nil {
+		delete(x.created, key)
+	}
+	if len(refused) == 0 {
+		delete(x.refused, key)
+	} else {
+		x.refused[key] = refused
+	}
+	if !diff {
+		return nil
+	}
 	changes := map[PeerKey]*bgp.ExportChange{}
 	for a, was := range before {
 		after, has := x.merged(a.p, a.prefix)
@@ -264,14 +291,6 @@ func (x *Index) SetService(key types.NamespacedName, svc *corev1.Service, slices
 			continue
 		}
 		changes[a.p] = ch
-	}
-	if svc == nil {
-		delete(x.created, key)
-	}
-	if len(refused) == 0 {
-		delete(x.refused, key)
-	} else {
-		x.refused[key] = refused
 	}
 	return sortedChanges(changes)
 }

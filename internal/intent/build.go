@@ -114,7 +114,7 @@ func Build(in Input) Result {
 	for i := range in.Services {
 		svc := &in.Services[i]
 		key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
-		res.Exports.SetService(key, svc, in.EndpointSlices[key])
+		res.Exports.LoadService(key, svc, in.EndpointSlices[key])
 	}
 	res.Failed = append(res.Failed, missingAddressInterfaces(in)...)
 	// The full build reports every refusal (Exports.Refused); only later events touch.

@@ -192,7 +192,7 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 			x.AddPeer(exports.PeerKey{Name: name}, peerAddr(name), pods, serviceRules(rules))
 		}
 		for k, s := range svcs {
-			x.SetService(k, &s, eps[k])
+			x.LoadService(k, &s, eps[k])
 		}
 		return x
 	}
