@@ -78,8 +78,13 @@ func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, localEndpoin
 // node (externalTrafficPolicy and internalTrafficPolicy Local). A Service with more
 // addresses than the rule's maxAddressesPerService is refused as a whole: the cap
 // counts addresses, aggregated or not.
+//
+// The API server does not cap a Service's addresses, so the cost here is linear in
+// them: past the cap they are only counted, and below it a set finds the repeated
+// prefixes once there are more than a few (a raised cap allows thousands).
 func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, local bool) (routes []hostRoute, refused []exports.Refusal) {
-	addresses := 0
+	addresses, limit := 0, r.maxAddresses()
+	var once hostRouteSet
 	for _, kind := range r.entry.Service.Addresses {
 		kindLocal := nodeLocal(svc, kind)
 		if kindLocal && !local {
@@ -93,17 +98,45 @@ func serviceHostRoutes(svc *corev1.Service, lbls labels.Set, r *serviceRule, loc
 				refused = append(refused, r.refusal(kind, addr, r.advertisement))
 				continue
 			}
-			addresses++
-			p := r.announcedPrefix(svc, lbls, kind, addr)
-			if !slices.ContainsFunc(routes, func(h hostRoute) bool { return h.prefix == p }) {
-				routes = append(routes, hostRoute{prefix: p, nodeLocal: kindLocal})
+			if addresses++; addresses > limit {
+				continue
 			}
+			once.add(hostRoute{prefix: r.announcedPrefix(svc, lbls, kind, addr), nodeLocal: kindLocal})
 		}
 	}
-	if limit := r.maxAddresses(); addresses > limit {
+	if addresses > limit {
 		return nil, append(refused, tooMany(addresses, limit, r.advertisement))
 	}
-	return routes, refused
+	return once.routes, refused
+}
+
+// hostRouteSet collects host routes, each prefix once (the first route of a prefix
+// stays): by a scan while they are few, by a set of their prefixes beyond.
+type hostRouteSet struct {
+	routes []hostRoute
+	seen   map[netip.Prefix]struct{}
+}
+
+// scanUpTo is how many routes a hostRouteSet scans before it indexes them.
+const scanUpTo = 16
+
+func (h *hostRouteSet) add(r hostRoute) {
+	if h.seen == nil && len(h.routes) < scanUpTo {
+		if !slices.ContainsFunc(h.routes, func(x hostRoute) bool { return x.prefix == r.prefix }) {
+			h.routes = append(h.routes, r)
+		}
+		return
+	}
+	if h.seen == nil {
+		h.seen = make(map[netip.Prefix]struct{}, 2*len(h.routes))
+		for _, x := range h.routes {
+			h.seen[x.prefix] = struct{}{}
+		}
+	}
+	if _, dup := h.seen[r.prefix]; !dup {
+		h.seen[r.prefix] = struct{}{}
+		h.routes = append(h.routes, r)
+	}
 }
 
 // hostRoute is a host route of a Service address (or the aggregate announced in its

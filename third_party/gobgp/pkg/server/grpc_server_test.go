@@ -260,6 +260,12 @@ func TestGRPCWatchEvent(t *testing.T) {
 		},
 	})
 	assert.NoError(err)
+	// The gRPC server listens from a goroutine of its own: the first call, the watch
+	// below, fails at once if it comes before the socket exists (under load it did).
+	assert.Eventually(func() bool {
+		_, statErr := os.Stat(socketName + "/gobgp.sock")
+		return statErr == nil
+	}, 10*time.Second, 10*time.Millisecond)
 
 	conn, err := grpc.NewClient(socketAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	assert.NoError(err)
