@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -28,6 +29,9 @@ type ControlPlane struct {
 	Config *rest.Config
 	// Assets is the directory of the binaries (kube-apiserver, etcd, kubectl).
 	Assets string
+	// users serializes the users' creation: envtest's certificate authority numbers
+	// its certificates with a counter it does not lock, and parallel tests add users.
+	users sync.Mutex
 }
 
 // Start starts etcd and kube-apiserver and installs kbgp's CRDs.
@@ -64,24 +68,35 @@ func (c *ControlPlane) Stop() error { return c.env.Stop() }
 // UserConfig returns a rest.Config for a new user with the given name and groups and
 // no other rights.
 func (c *ControlPlane) UserConfig(name string, groups ...string) (*rest.Config, error) {
-	user, err := c.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, c.Config)
+	user, err := c.addUser(envtest.User{Name: name, Groups: groups})
 	if err != nil {
-		return nil, fmt.Errorf("add user %s: %w", name, err)
+		return nil, err
 	}
 	return user.Config(), nil
 }
 
 // WriteKubeconfig writes a kubeconfig for a new member of system:masters to path.
 func (c *ControlPlane) WriteKubeconfig(path, user string) error {
-	u, err := c.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, c.Config)
+	u, err := c.addUser(envtest.User{Name: user, Groups: []string{"system:masters"}})
 	if err != nil {
-		return fmt.Errorf("add user %s: %w", user, err)
+		return err
 	}
 	data, err := u.KubeConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig of %s: %w", user, err)
 	}
 	return os.WriteFile(path, data, 0o600)
+}
+
+// addUser adds a user with a client certificate of its own, one user at a time.
+func (c *ControlPlane) addUser(u envtest.User) (*envtest.AuthenticatedUser, error) {
+	c.users.Lock()
+	defer c.users.Unlock()
+	user, err := c.env.ControlPlane.AddUser(u, c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", u.Name, err)
+	}
+	return user, nil
 }
 
 // AssetsDir finds the envtest binaries: $KUBEBUILDER_ASSETS, else the cache that
