@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/adjribapi"
+	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
 // TestMeshRoleChangeKeepsEveryRoute: nodes 1 and 2 reflect for nodes 3 to 5. Node 3 is
@@ -94,11 +97,52 @@ func TestMeshRoleChangeKeepsEveryRoute(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d samples of every node's routes, all complete", step.name, samples)
+		if len(step.reflectors) == 3 {
+			ml.waitReceivedFrom(t, 2, 3, 0, 1)
+		}
 		after := ml.allSessions(t, want)
 		for _, i := range all {
 			sameSessions(t, i, before[i], after[i])
 		}
 	}
+}
+
+// waitReceivedFrom waits until node i's agent has node o's pod CIDR from each node of
+// from (its Adj-RIB-In, /bgp/routes). Node 3, a reflector, must hold node 4's route
+// from the other reflectors as well as from node 4: when it becomes a client again,
+// node 4 may close their session before node 3 has its new config, and those copies
+// are what node 3 then routes by. The reflectors send them only if they prefer node
+// 4's own route to a copy another reflector reflected (RFC 4456, section 9: the
+// ORIGINATOR_ID stands for the BGP Identifier, then the shorter CLUSTER_LIST wins;
+// GoBGP patches 0021 and 0022, the second putting both attributes on the copies the
+// reflectors send each other); a reflector whose best route is another non-client's
+// sends it to no non-client.
+func (ml *meshLab) waitReceivedFrom(t *testing.T, i, o int, from ...int) {
+	t.Helper()
+	url := fmt.Sprintf("http://127.0.0.1:9080%s?%s=%s&%s=%s", adjribapi.Path,
+		adjribapi.ParamSide, adjribapi.Received, adjribapi.ParamPrefix, ml.cidrs[o])
+	netlab.WaitFor(t, sessionTimeout, 300*time.Millisecond, func() (bool, string) {
+		out, err := ml.nodes[i].ExecTimeout(10*time.Second, "curl", "-sf", url)
+		if err != nil {
+			return false, fmt.Sprintf("node %d's received routes: %v", i+1, err)
+		}
+		var answer adjribapi.Routes
+		if err := json.Unmarshal([]byte(out), &answer); err != nil {
+			return false, fmt.Sprintf("node %d's received routes: %v: %s", i+1, err, out)
+		}
+		has := map[string]bool{}
+		for _, p := range answer.Peers {
+			for _, r := range p.Routes {
+				has[p.Address] = has[p.Address] || r.Prefix == ml.cidrs[o]
+			}
+		}
+		for _, f := range from {
+			if !has[ml.addrs[f]] {
+				return false, fmt.Sprintf("node %d has node %d's %s from %v, not from node %d", i+1, o+1, ml.cidrs[o], has, f+1)
+			}
+		}
+		return true, ""
+	})
 }
 
 // roleMap is each node's wanted mesh sessions (peer node → role) when reflectors

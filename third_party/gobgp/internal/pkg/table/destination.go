@@ -484,7 +484,10 @@ func (dest *destination) insertSort(newPath *Path) {
 		//	via EBGP over one learned via IBGP.
 		//	9.  Select the route with the lowest IGP cost to the next hop.
 		//	10. Select the route received from the peer with the lowest BGP
-		//	router ID.
+		//	router ID, a route's ORIGINATOR_ID standing for it (RFC 4456).
+		//	11. Select the route with the shortest CLUSTER_LIST (RFC 4456).
+		//	12. Select the route received from the peer with the lowest
+		//	address.
 		//
 		//	Returns None if best-path among given paths cannot be computed else best
 		//	path.
@@ -548,6 +551,12 @@ func (dest *destination) insertSort(newPath *Path) {
 		}
 
 		if b, _ := compareByRouterID(path1, path2); b == path1 {
+			return true
+		} else if b == path2 {
+			return false
+		}
+
+		if b := compareByClusterListLength(path1, path2); b == path1 {
 			return true
 		} else if b == path2 {
 			return false
@@ -927,8 +936,8 @@ func compareByRouterID(path1, path2 *Path) (*Path, error) {
 	}
 
 	// At least one path is not coming from NC, so we get local bgp id.
-	id1 := binary.BigEndian.Uint32(path1.GetSource().ID.AsSlice())
-	id2 := binary.BigEndian.Uint32(path2.GetSource().ID.AsSlice())
+	id1 := binary.BigEndian.Uint32(advertiserID(path1).AsSlice())
+	id2 := binary.BigEndian.Uint32(advertiserID(path2).AsSlice())
 
 	// If both router ids are same/equal we cannot decide.
 	// This case is possible since router ids are arbitrary.
@@ -939,6 +948,34 @@ func compareByRouterID(path1, path2 *Path) (*Path, error) {
 	} else {
 		return path2, nil
 	}
+}
+
+// advertiserID is the BGP Identifier a path is compared by: its ORIGINATOR_ID if it
+// carries one, else the identifier of the peer it came from (RFC 4456, section 9). A
+// reflected copy of a route then ties with the route as its originator sent it, and
+// compareByClusterListLength prefers the one reflected fewer times.
+func advertiserID(path *Path) netip.Addr {
+	if id := path.GetOriginatorID(); id.Is4() {
+		return id
+	}
+	return path.GetSource().ID
+}
+
+// compareByClusterListLength selects the path with the shorter CLUSTER_LIST, none
+// being the shortest (RFC 4456, section 9: between the BGP Identifier and the peer
+// address). Without it a route reflector may prefer another reflector's copy of a
+// client's route to the route from the client itself, and then sends the route to no
+// other reflector (a route learned from one non-client goes to no other): a reflector
+// whose session with that client closes then has no copy to fall back on.
+func compareByClusterListLength(path1, path2 *Path) *Path {
+	l1, l2 := len(path1.GetClusterList()), len(path2.GetClusterList())
+	switch {
+	case l1 < l2:
+		return path1
+	case l1 > l2:
+		return path2
+	}
+	return nil
 }
 
 func compareByNeighborAddress(path1, path2 *Path) *Path {

@@ -235,6 +235,20 @@ func cloneAsPath(asAttr *bgp.PathAttributeAsPath) *bgp.PathAttributeAsPath {
 	return bgp.NewPathAttributeAsPath(newASparams)
 }
 
+// reflects reports whether sending path to the iBGP peer info reflects it: the peer
+// is a route reflector client, or the path came from one (RFC 4456, section 8: an RR
+// sets ORIGINATOR_ID and prepends its CLUSTER_ID whenever it reflects, to clients and
+// non-clients alike). Without the second case the reflectors of a cluster exchanged
+// their clients' routes bare: each took the other's copy for a route of its own, with
+// its BGP Identifier, and no CLUSTER_LIST to tell a reflected copy from the route.
+func reflects(info *PeerInfo, path *Path) bool {
+	if info.RouteReflectorClient {
+		return true
+	}
+	src := path.GetSource()
+	return src != nil && src.RouteReflectorClient && !path.IsLocal()
+}
+
 func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, original *Path) *Path {
 	if info.RouteServerClient {
 		return original
@@ -249,8 +263,8 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 		} else {
 			switch a.GetType() {
 			case bgp.BGP_ATTR_TYPE_CLUSTER_LIST, bgp.BGP_ATTR_TYPE_ORIGINATOR_ID:
-				if info.PeerType != oc.PEER_TYPE_INTERNAL || !info.RouteReflectorClient {
-					// send these attributes to only rr clients
+				if info.PeerType != oc.PEER_TYPE_INTERNAL || !reflects(info, path) {
+					// these attributes go only with a reflected route
 					path.delPathAttr(a.GetType())
 				}
 			}
@@ -306,7 +320,7 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 		// RFC4456: BGP Route Reflection
 		// 8. Avoiding Routing Information Loops
 		src := path.GetSource()
-		if info.RouteReflectorClient {
+		if reflects(info, path) {
 			// This attribute will carry the BGP Identifier of the originator of the route in the local AS.
 			// A BGP speaker SHOULD NOT create an ORIGINATOR_ID attribute if one already exists.
 			//
@@ -338,6 +352,9 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 			// If the CLUSTER_LIST is empty, it MUST create a new one.
 			// TODO: needs to validated earlier.
 			clusterID := info.RouteReflectorClusterID
+			if !info.RouteReflectorClient {
+				clusterID = src.RouteReflectorClusterID // a client's route, to a non-client
+			}
 			var pa *bgp.PathAttributeClusterList
 			if p := path.getPathAttr(bgp.BGP_ATTR_TYPE_CLUSTER_LIST); p == nil {
 				pa, _ = bgp.NewPathAttributeClusterList([]netip.Addr{clusterID})
