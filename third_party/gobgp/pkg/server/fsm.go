@@ -573,6 +573,15 @@ func (fsm *fsm) bmpStatsUpdate(statType uint16, increment int) {
 }
 
 func newFSM(gConf *oc.Global, pConf *oc.Neighbor, state bgp.FSMState, logger *slog.Logger) *fsm {
+	// kbgp patch "fsm owns its global": the FSM reads the global config from its own
+	// goroutines (handleOpen in the outgoing connection manager, for one) without the
+	// server's lock, and StopBgp clears the server's global config while they wind
+	// down after their peers are deleted: a data race. The global config changes only
+	// from StartBgp to StopBgp, when no peer exists, so a copy taken now is the same.
+	if gConf != nil {
+		g := *gConf
+		gConf = &g
+	}
 	pConf.State.SessionState = oc.IntToSessionStateMap[int(state)]
 	pConf.Timers.State.Downtime = 0
 	fsm := &fsm{
