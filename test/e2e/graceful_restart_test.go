@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,9 +23,10 @@ import (
 	"kbgp.io/kbgp/test/e2e/netlab"
 )
 
-// grRoutes is how many routes the agent sends FRR: enough that a flush and refill is
-// seen by sampling every 0.2 s.
-const grRoutes = 20000
+// grRoutes is how many routes the agent sends FRR and BIRD: enough that the negative
+// control's flush and refill lasts several samples. With 20,000 it lasted about 50 ms at
+// FRR once the agent sent faster, against 30–40 ms a sample, and one CI run missed it.
+const grRoutes = 60000
 
 // TestGracefulRestartKeepsEveryRoute: with graceful restart on both sides, an agent
 // stopped with SIGTERM and started again never makes FRR's or BIRD's table shrink — the
@@ -218,38 +220,69 @@ func waitReceived(t *testing.T, n int, tables ...routeTable) {
 	}
 }
 
-// sampleUntilSettled samples the tables' route counts in turn, as fast as the routers
-// answer (a flush and refill takes about half a second), until every session is
-// Established again with the whole table (want routes) and 10 s more have passed, and
-// returns the least count each table showed.
+// sampleUntilSettled samples the tables' route counts, each table in a goroutine of
+// its own as fast as its router answers (FRR's vtysh in 30–40 ms, BIRD's birdc in about
+// 5), until every session is Established again with the whole table (want routes) and
+// 10 s more have passed, and returns the least count each table showed.
 func sampleUntilSettled(t *testing.T, want int, tables ...routeTable) map[routeTable]int {
 	t.Helper()
-	least := map[routeTable]int{}
-	for _, table := range tables {
-		least[table] = want
+	type view struct {
+		least, samples int
+		full           bool
 	}
-	samples := 0
-	var settled time.Time
-	for deadline := time.Now().Add(2 * sessionTimeout); time.Now().Before(deadline); {
-		all := true
-		for _, table := range tables {
-			n, established, err := table.received()
-			if err != nil {
-				all = false
-				continue
+	var mu sync.Mutex
+	views := make([]view, len(tables))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, table := range tables {
+		views[i].least = want
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n, established, err := table.received()
+				mu.Lock()
+				if err == nil {
+					views[i].samples++
+					views[i].least = min(views[i].least, n)
+				}
+				views[i].full = err == nil && established && n == want
+				mu.Unlock()
 			}
-			samples++
-			least[table] = min(least[table], n)
-			all = all && established && n == want
+		}()
+	}
+	result := func() (least map[routeTable]int, samples []int, full bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		least, full = map[routeTable]int{}, true
+		for i, table := range tables {
+			least[table] = views[i].least
+			samples = append(samples, views[i].samples)
+			full = full && views[i].full
 		}
-		if settled.IsZero() && all {
+		return least, samples, full
+	}
+	var settled time.Time
+	for deadline := time.Now().Add(2 * sessionTimeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		least, samples, full := result()
+		if settled.IsZero() && full {
 			settled = time.Now()
 		}
 		if !settled.IsZero() && time.Since(settled) > 10*time.Second {
-			t.Logf("%d samples", samples)
+			close(stop)
+			wg.Wait()
+			t.Logf("samples %v of %v", samples, tables)
 			return least
 		}
 	}
+	close(stop)
+	wg.Wait()
+	least, _, _ := result()
 	t.Fatalf("the routers never settled with the full table again (least %v)", least)
 	return least
 }
