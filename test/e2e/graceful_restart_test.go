@@ -24,8 +24,9 @@ import (
 )
 
 // grRoutes is how many routes the agent sends FRR and BIRD: enough that the negative
-// control's flush and refill lasts several samples. With 20,000 it lasted about 50 ms at
-// FRR once the agent sent faster, against 30–40 ms a sample, and one CI run missed it.
+// control's flush and refill lasts several samples. With 20,000, once the agent sent
+// them faster, one CI run reading FRR every 40–50 ms (a vtysh call takes 30–40) missed
+// the dip at FRR altogether.
 const grRoutes = 60000
 
 // TestGracefulRestartKeepsEveryRoute: with graceful restart on both sides, an agent
@@ -239,21 +240,16 @@ func sampleUntilSettled(t *testing.T, want int, tables ...routeTable) map[routeT
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			repeatUntilClosed(stop, func() {
 				n, established, err := table.received()
 				mu.Lock()
+				defer mu.Unlock()
 				if err == nil {
 					views[i].samples++
 					views[i].least = min(views[i].least, n)
 				}
 				views[i].full = err == nil && established && n == want
-				mu.Unlock()
-			}
+			})
 		}()
 	}
 	result := func() (least map[routeTable]int, samples []int, full bool) {
@@ -285,6 +281,19 @@ func sampleUntilSettled(t *testing.T, want int, tables ...routeTable) map[routeT
 	least, _, _ := result()
 	t.Fatalf("the routers never settled with the full table again (least %v)", least)
 	return least
+}
+
+// repeatUntilClosed calls f again and again, as fast as it returns, until stop is
+// closed: the samplers that watch the routers' tables through a restart.
+func repeatUntilClosed(stop <-chan struct{}, f func()) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		f()
+	}
 }
 
 // frrTable counts the IPv4 prefixes FRR holds from neighbor.

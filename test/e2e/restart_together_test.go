@@ -240,23 +240,18 @@ func (tl *togetherLab) restartAllWatching(t *testing.T, spread, away time.Durati
 	go func() {
 		n := 0
 		defer func() { sampled <- n }()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		repeatUntilClosed(stop, func() {
 			counts, _, err := tl.paths()
 			if err != nil {
-				continue
+				return
 			}
 			n++
 			mu.Lock()
+			defer mu.Unlock()
 			for addr := range least {
 				least[addr] = min(least[addr], counts[addr])
 			}
-			mu.Unlock()
-		}
+		})
 	}()
 	killed := tl.killAll(t)
 	time.Sleep(away)
