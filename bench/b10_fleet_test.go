@@ -63,7 +63,8 @@ var b10Peer = netip.MustParseAddr("100.127.255.1")
 // thousand agents takes the machine for minutes. $KBGP_B10_REST is the at-rest window
 // (default 60s), $KBGP_B10_STORM the flap storm's (default 30s), $KBGP_B10_UP how long
 // the agents may take to come up (default 15m), $KBGP_B10_START_RATE how many start a
-// second (default 50).
+// second (default 50). $KBGP_BENCH_HEAPPROFILE receives this process's live heap (the
+// operator and every agent) once the fleet has settled.
 func TestB10Fleet(t *testing.T) {
 	v := os.Getenv("KBGP_B10_NODES")
 	if v == "" {
@@ -133,6 +134,7 @@ func runB10(t *testing.T, n int) string {
 	up := time.Since(start)
 	t.Logf("n=%d: all %d speakers have the peer %s after the agents' start", n, n, up.Round(100*time.Millisecond))
 	time.Sleep(10 * time.Second) // the start's status writes and first Lease renewals settle
+	writeHeapProfile(t)
 	load := loadAvg()
 
 	// At rest.

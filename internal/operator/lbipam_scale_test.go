@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
-	"kbgp.io/kbgp/internal/operator"
 )
 
 // TestLoadBalancerIPAMThousandServicesAcrossLeaderChange creates 1,000 LoadBalancer
@@ -28,10 +27,7 @@ func TestLoadBalancerIPAMThousandServicesAcrossLeaderChange(t *testing.T) {
 
 	fast := rest.CopyConfig(server.Config)
 	fast.QPS, fast.Burst = 1000, 2000
-	opts := operator.Options{
-		LeaderElect: true, LeaderElectionNamespace: "default",
-		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
-	}
+	opts := leaderElected()
 	a := startOperatorWithConfig(t, fast, opts)
 	waitElected(t, a, "first replica")
 	b := startOperatorWithConfig(t, fast, opts)

@@ -130,10 +130,7 @@ func TestNoOpResyncMakesZeroWrites(t *testing.T) {
 // TestLeaderHandover runs two replicas with leader election: only the leader writes,
 // and when it stops the other takes over without rewriting what is already right.
 func TestLeaderHandover(t *testing.T) {
-	opts := operator.Options{
-		LeaderElect: true, LeaderElectionNamespace: "default",
-		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
-	}
+	opts := leaderElected()
 	a := startOperator(t, opts)
 	waitElected(t, a, "first replica")
 	b := startOperator(t, opts)
@@ -182,6 +179,19 @@ func TestLeaderHandover(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// leaderElected are the options of a replica in a leader-election test. A stopped
+// leader releases its Lease, so the standby takes over within RetryPeriod; the Lease
+// duration and renew deadline only bound how long a renewal may take. They are wide
+// enough for an API server that the whole test suite shares on two cores: with a 1.5 s
+// deadline (a 0.75 s timeout on each renewal) one CI run saw the new leader lose its
+// Lease, and no replica was left to finish the work.
+func leaderElected() operator.Options {
+	return operator.Options{
+		LeaderElect: true, LeaderElectionNamespace: "default",
+		LeaseDuration: 10 * time.Second, RenewDeadline: 8 * time.Second, RetryPeriod: 200 * time.Millisecond,
+	}
 }
 
 func waitElected(t *testing.T, op *runningOperator, who string) {
