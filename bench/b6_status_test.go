@@ -134,7 +134,7 @@ func TestB6StatusCost(t *testing.T) {
 	services := b6CreateServices(t, c, routes)
 	svcCreate := time.Since(svcStart)
 	time.Sleep(b6Settle)
-	w0, cpu0, advStart := writes.Count(), cpuTime(), time.Now()
+	w0, cpu0, advStart := writes.Count(), processCPU(), time.Now()
 	mustCreate(t, c, &kbgpv1.BGPAdvertisement{
 		ObjectMeta: metav1.ObjectMeta{Name: "b6-services", Labels: map[string]string{"kbgp.io/bench": "b6"}},
 		Spec: kbgpv1.BGPAdvertisementSpec{Advertisements: []kbgpv1.Advertisement{{
@@ -149,7 +149,7 @@ func TestB6StatusCost(t *testing.T) {
 		st := b6Status(t, c).Status
 		return b6Up(st, "tor-a", total) && b6Up(st, "tor-b", total)
 	})
-	converge, convergeCPU := time.Since(advStart), cpuTime()-cpu0
+	converge, convergeCPU := time.Since(advStart), processCPU()-cpu0
 	time.Sleep(b6Settle)
 	addWrites := writes.Count() - w0
 	big := b6Status(t, c)
@@ -330,7 +330,7 @@ func (r b6Row) gaps() string {
 // b6Settle for the coalesced write of the last changes, and counts the writes.
 func b6Measure(t *testing.T, c client.Client, writes *apiserver.WriteCounter, all *b6WriteLog, name string, window time.Duration, change func(context.Context) int) b6Row {
 	row := b6Row{name: name, window: window}
-	w0, cpu0, start := writes.Count(), cpuTime(), time.Now()
+	w0, cpu0, start := writes.Count(), processCPU(), time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	sampled := make(chan int, 1)
@@ -355,7 +355,7 @@ func b6Measure(t *testing.T, c client.Client, writes *apiserver.WriteCounter, al
 	row.maxSize = <-sampled
 	time.Sleep(b6Settle)
 	row.trailing = writes.Count() - w0 - row.writes
-	row.cpu = cpuTime() - cpu0
+	row.cpu = processCPU() - cpu0
 	for _, w := range all.since(start) {
 		switch {
 		case strings.Contains(w.path, "/apis/kbgp.io/") && strings.HasSuffix(w.path, "/status"):
