@@ -24,6 +24,10 @@ type apiMetrics struct {
 	byKey         map[string]float64
 	// watches are the watches open now (apiserver_longrunning_requests, verb WATCH).
 	watches float64
+	// watchEvents count the events sent to watchers (apiserver_watch_events_total),
+	// nodeWatchEvents those of Nodes, watchBytes their size
+	// (apiserver_watch_events_sizes_sum).
+	watchEvents, nodeWatchEvents, watchBytes float64
 }
 
 // scrapeAPIServer reads the API server's /metrics as the administrator.
@@ -72,6 +76,13 @@ func parseAPIMetrics(text string) apiMetrics {
 			if labels["verb"] == "WATCH" {
 				m.watches += v
 			}
+		case "apiserver_watch_events_total":
+			m.watchEvents += v
+			if labels["resource"] == "nodes" || labels["kind"] == "Node" {
+				m.nodeWatchEvents += v
+			}
+		case "apiserver_watch_events_sizes_sum":
+			m.watchBytes += v
 		}
 	}
 	return m

@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,8 +81,8 @@ func TestB10Fleet(t *testing.T) {
 		t.Run(fmt.Sprintf("nodes=%d", n), func(t *testing.T) { rows = append(rows, runB10(t, n)) })
 	}
 	t.Logf("B10 fleet (load average at the start of each size's measures):")
-	t.Logf("| nodes | agents up (all have the peer) | API requests/s at rest (top) | watches at rest | status writes/s in the flap storm (per node) | peer config change → speakers p50 / p99 / last | API server RSS | test process RSS a node | load |")
-	t.Logf("|---|---|---|---|---|---|---|---|---|")
+	t.Logf("| nodes | agents up (all have the peer) | API requests/s at rest (top) | watches at rest | watch events/s at rest | CPU at rest, cores: fleet / API server | status writes/s in the flap storm (per node) | peer config change → speakers p50 / p99 / last | API server RSS | test process RSS a node | load |")
+	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		t.Logf("%s", r)
 	}
@@ -137,15 +138,22 @@ func runB10(t *testing.T, n int) string {
 	writeHeapProfile(t)
 	load := loadAvg()
 
-	// At rest.
+	// At rest: nothing changes but the Leases and, as the kubelets do, each Node's status
+	// once a report period.
 	window := b10Duration("KBGP_B10_REST", time.Minute)
-	m0 := scrapeAPIServer(ctx, t, server)
-	time.Sleep(window)
-	m1 := scrapeAPIServer(ctx, t, server)
+	apiPID := childPID("kube-apiserver")
+	m0, cpu0, apiCPU0 := scrapeAPIServer(ctx, t, server), processCPU(), procCPU(apiPID)
+	reports := reportNodeStatus(ctx, t, c, n, b10Duration("KBGP_B10_NODE_STATUS", 5*time.Minute), window)
+	m1, cpu1, apiCPU1 := scrapeAPIServer(ctx, t, server), processCPU(), procCPU(apiPID)
 	perSec := func(d float64) float64 { return d / window.Seconds() }
 	restRate := perSec(m1.total - m0.total)
 	top := m1.topSince(m0, 4, perSec)
-	t.Logf("n=%d at rest over %s: %.1f requests/s (%s); %.0f watches open", n, window, restRate, top, m1.watches)
+	rest := b10Rest{
+		events: perSec(m1.watchEvents - m0.watchEvents), nodeEvents: perSec(m1.nodeWatchEvents - m0.nodeWatchEvents),
+		bytes: perSec(m1.watchBytes - m0.watchBytes), reports: perSec(float64(reports)),
+		fleetCPU: perSec((cpu1 - cpu0).Seconds()), apiCPU: perSec((apiCPU1 - apiCPU0).Seconds()),
+	}
+	t.Logf("n=%d at rest over %s: %.1f requests/s (%s); %.0f watches open; %s", n, window, restRate, top, m1.watches, rest)
 
 	// One cluster-wide change: the peer config's hold time.
 	changed := time.Now()
@@ -176,11 +184,52 @@ func runB10(t *testing.T, n int) string {
 	reportGoal(t, "B10", fmt.Sprintf("%d nodes, flap storm: ≤ 0.2 status writes/s a node (B6)", n), writes/float64(n) <= 0.2,
 		"%.3f a node (load %s)", writes/float64(n), loadAvg())
 
-	apiRSS := childRSS("kube-apiserver")
+	apiRSS, _, _ := procRSS(apiPID)
 	perNode := (int64(rssBytes()) - int64(rss0)) / int64(n)
 	t.Logf("n=%d API server RSS %d MiB; test process RSS +%d KiB a node, %d goroutines", n, apiRSS>>20, perNode>>10, runtime.NumGoroutine())
-	return fmt.Sprintf("| %d | %s | %.1f (%s) | %.0f | %.1f (%.3f) | %s / %s / %s | %d MiB | %d KiB | %s |", n, up.Round(100*time.Millisecond), restRate, top, m1.watches,
+	return fmt.Sprintf("| %d | %s | %.1f (%s) | %.0f | %.1f (%.2f MB/s), Nodes %.1f from %.1f reports | %.2f / %.2f | %.1f (%.3f) | %s / %s / %s | %d MiB | %d KiB | %s |",
+		n, up.Round(100*time.Millisecond), restRate, top, m1.watches, rest.events, rest.bytes/1e6, rest.nodeEvents, rest.reports, rest.fleetCPU, rest.apiCPU,
 		writes, writes/float64(n), ms(took.median()), ms(took.quantile(0.99)), ms(took.quantile(1)), apiRSS>>20, perNode>>10, load)
+}
+
+// b10Rest is what the fleet at rest costs, per second of the window.
+type b10Rest struct {
+	// events and bytes are the watch events the API server sent (all kinds), nodeEvents
+	// those of Nodes; reports the Node status writes of the simulated kubelets.
+	events, nodeEvents, bytes, reports float64
+	// fleetCPU is this process's CPU (the agents, the operator, the kubelets' writes),
+	// apiCPU the API server's, in cores.
+	fleetCPU, apiCPU float64
+}
+
+func (r b10Rest) String() string {
+	return fmt.Sprintf("%.1f watch events/s (%.2f MB/s; Nodes %.1f/s from %.1f status reports/s); CPU: fleet %.2f cores, API server %.2f cores",
+		r.events, r.bytes/1e6, r.nodeEvents, r.reports, r.fleetCPU, r.apiCPU)
+}
+
+// reportNodeStatus writes each Node's status once every period, for window, spread
+// evenly, as kubelets do (nodeStatusReportFrequency, 5 minutes by default, renews the
+// conditions' heartbeats when nothing else changed), and returns how many it wrote. A
+// period far longer than the window ($KBGP_B10_NODE_STATUS=1000h) writes none.
+// Every agent watches every Node (for the addresses it must never announce), so each
+// write reaches n watchers.
+func reportNodeStatus(ctx context.Context, t *testing.T, c client.Client, n int, period, window time.Duration) int {
+	tick := time.NewTicker(period / time.Duration(n))
+	defer tick.Stop()
+	end := time.After(window)
+	for written := 0; ; written++ {
+		select {
+		case <-end:
+			return written
+		case <-tick.C:
+		}
+		patch := fmt.Appendf(nil, `{"status":{"conditions":[{"type":"Ready","lastHeartbeatTime":%q}]}}`, time.Now().UTC().Format(time.RFC3339))
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: b10NodeName(written % n)}}
+		if err := c.Status().Patch(ctx, node, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+			t.Errorf("node status report: %v", err)
+			return written
+		}
+	}
 }
 
 // b10Objects creates n Nodes (each with a router ID annotation and an InternalIP), the
@@ -201,7 +250,7 @@ func b10Objects(t *testing.T, c client.Client, n int) {
 					errs <- err
 					return
 				}
-				node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.%d.%d.%d", 1+i/65536, i/256%256, i%256)}}
+				node.Status = b10NodeStatus(i)
 				if err := c.Status().Update(ctx, node); err != nil {
 					errs <- err
 					return
@@ -225,6 +274,41 @@ func b10Objects(t *testing.T, c client.Client, n int) {
 }
 
 func b10NodeName(i int) string { return fmt.Sprintf("fleet-%05d", i) }
+
+// b10NodeStatus is node i's status as a kubelet reports it, so that a Node's watch
+// event weighs what it does in a cluster: its InternalIP, the four conditions, the
+// node info and 20 images (kubelets report up to 50).
+func b10NodeStatus(i int) corev1.NodeStatus {
+	now := metav1.Now()
+	st := corev1.NodeStatus{
+		Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.%d.%d.%d", 1+i/65536, i/256%256, i%256)},
+			{Type: corev1.NodeHostName, Address: b10NodeName(i)},
+		},
+		NodeInfo: corev1.NodeSystemInfo{MachineID: fmt.Sprintf("%032x", i), SystemUUID: fmt.Sprintf("%032x", i+1), BootID: fmt.Sprintf("%032x", i+2),
+			KernelVersion: "6.1.0-28-amd64", OSImage: "Debian GNU/Linux 12 (bookworm)", ContainerRuntimeVersion: "containerd://1.6.20",
+			KubeletVersion: "v1.34.4", OperatingSystem: "linux", Architecture: "amd64"},
+	}
+	for _, c := range []struct {
+		kind   corev1.NodeConditionType
+		status corev1.ConditionStatus
+		reason string
+	}{
+		{corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory"},
+		{corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure"},
+		{corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID"},
+		{corev1.NodeReady, corev1.ConditionTrue, "KubeletReady"},
+	} {
+		st.Conditions = append(st.Conditions, corev1.NodeCondition{Type: c.kind, Status: c.status, Reason: c.reason,
+			Message: "kubelet reports " + c.reason, LastHeartbeatTime: now, LastTransitionTime: now})
+	}
+	for j := range 20 {
+		name := fmt.Sprintf("registry.example/team-%02d/app", j)
+		st.Images = append(st.Images, corev1.ContainerImage{SizeBytes: int64(50+j) << 20,
+			Names: []string{fmt.Sprintf("%s@sha256:%064x", name, j), name + ":v1." + strconv.Itoa(j)}})
+	}
+	return st
+}
 
 // fleetAgent is one simulated node: its agent's in-memory speaker factory.
 type fleetAgent struct {
@@ -324,9 +408,9 @@ func b10Duration(name string, def time.Duration) time.Duration {
 	return def
 }
 
-// childRSS is the resident set of this process's child named comm (envtest's
-// kube-apiserver), 0 if there is none.
-func childRSS(comm string) int64 {
+// childPID is the PID of this process's child named comm (envtest's kube-apiserver),
+// 0 if there is none.
+func childPID(comm string) int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
@@ -348,8 +432,7 @@ func childRSS(comm string) int64 {
 			continue
 		}
 		if fields := strings.Fields(s[rp+1:]); len(fields) > 1 && fields[1] == self {
-			rss, _, _ := procRSS(pid)
-			return rss
+			return pid
 		}
 	}
 	return 0
