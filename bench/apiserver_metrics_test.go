@@ -3,14 +3,15 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
 	"k8s.io/client-go/kubernetes"
 
 	"kbgp.io/kbgp/test/apiserver"
@@ -26,7 +27,7 @@ type apiMetrics struct {
 	watches float64
 	// watchEvents count the events sent to watchers (apiserver_watch_events_total),
 	// nodeWatchEvents those of Nodes, watchBytes their size
-	// (apiserver_watch_events_sizes_sum).
+	// (the sum of the histogram apiserver_watch_events_sizes).
 	watchEvents, nodeWatchEvents, watchBytes float64
 }
 
@@ -41,63 +42,56 @@ func scrapeAPIServer(ctx context.Context, t *testing.T, server *apiserver.Server
 	if err != nil {
 		t.Fatalf("API server metrics: %v", err)
 	}
-	return parseAPIMetrics(string(body))
-}
-
-// parseAPIMetrics reads the two metric families of the Prometheus text format it needs.
-func parseAPIMetrics(text string) apiMetrics {
-	m := apiMetrics{byKey: map[string]float64{}}
-	for _, line := range strings.Split(text, "\n") {
-		name, rest, ok := strings.Cut(line, "{")
-		if !ok {
-			continue
-		}
-		labelText, valueText, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(valueText), 64)
-		if err != nil {
-			continue
-		}
-		labels := promLabels(labelText)
-		switch name {
-		case "apiserver_request_total":
-			m.total += v
-			key := labels["verb"] + " " + labels["resource"]
-			if labels["subresource"] != "" {
-				key += "/" + labels["subresource"]
-			}
-			m.byKey[key] += v
-			if labels["resource"] == "bgpnodeconfigs" && labels["subresource"] == "status" && labels["verb"] != "GET" {
-				m.status += v
-			}
-		case "apiserver_longrunning_requests":
-			if labels["verb"] == "WATCH" {
-				m.watches += v
-			}
-		case "apiserver_watch_events_total":
-			m.watchEvents += v
-			if labels["resource"] == "nodes" || labels["kind"] == "Node" {
-				m.nodeWatchEvents += v
-			}
-		case "apiserver_watch_events_sizes_sum":
-			m.watchBytes += v
-		}
+	m, err := parseAPIMetrics(body)
+	if err != nil {
+		t.Fatalf("API server metrics: %v", err)
 	}
 	return m
 }
 
-// promLabels splits `a="x",b="y"` (no escaped quotes in these metrics' labels).
-func promLabels(s string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok {
-			out[k] = strings.Trim(v, `"`)
+// parseAPIMetrics reads the metric families it needs from the Prometheus text format.
+func parseAPIMetrics(text []byte) (apiMetrics, error) {
+	var parser expfmt.TextParser
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return apiMetrics{}, err
+	}
+	m := apiMetrics{byKey: map[string]float64{}}
+	each := func(name string, f func(labels map[string]string, v float64)) {
+		for _, metric := range families[name].GetMetric() {
+			labels := map[string]string{}
+			for _, l := range metric.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			v := metric.GetCounter().GetValue() + metric.GetGauge().GetValue() + metric.GetHistogram().GetSampleSum()
+			f(labels, v)
 		}
 	}
-	return out
+	each("apiserver_request_total", func(labels map[string]string, v float64) {
+		m.total += v
+		key := labels["verb"] + " " + labels["resource"]
+		if labels["subresource"] != "" {
+			key += "/" + labels["subresource"]
+		}
+		m.byKey[key] += v
+		if labels["resource"] == "bgpnodeconfigs" && labels["subresource"] == "status" && labels["verb"] != "GET" {
+			m.status += v
+		}
+	})
+	each("apiserver_longrunning_requests", func(labels map[string]string, v float64) {
+		if labels["verb"] == "WATCH" {
+			m.watches += v
+		}
+	})
+	each("apiserver_watch_events_total", func(labels map[string]string, v float64) {
+		m.watchEvents += v
+		if labels["resource"] == "nodes" || labels["kind"] == "Node" {
+			m.nodeWatchEvents += v
+		}
+	})
+	// A histogram: its sum is the bytes of every event sent.
+	each("apiserver_watch_events_sizes", func(_ map[string]string, v float64) { m.watchBytes += v })
+	return m, nil
 }
 
 // topSince formats the k request kinds that grew most since before, each as rate(d).
