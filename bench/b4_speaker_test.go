@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -149,20 +148,7 @@ func startCPUProfile(t *testing.T) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			pprof.StopCPUProfile()
-			_ = f.Close()
-		})
-	}
+	return cpuProfile(t, path)
 }
 
 // writeHeapProfile writes the live heap to $KBGP_BENCH_HEAPPROFILE, if set.

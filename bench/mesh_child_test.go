@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,7 +70,10 @@ func (c *meshChild) stop(t *testing.T) {
 }
 
 // rss is the child's resident set size.
-func (c *meshChild) rss() uint64 { return rssOf(strconv.Itoa(c.cmd.Process.Pid)) }
+func (c *meshChild) rss() uint64 {
+	rss, _, _ := procRSS(c.cmd.Process.Pid)
+	return uint64(rss)
+}
 
 // TestMeshAgentProcess is a child of TestMeshConvergence, not a benchmark of its own:
 // with $KBGP_MESH_CHILD ("first,count") it runs those nodes' agents against the API

@@ -302,20 +302,8 @@ func loadAverage() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-// rssBytes is the process's resident set size from /proc/self/status.
-func rssBytes() uint64 { return rssOf("self") }
-
-// rssOf is the resident set size of process pid ("self": this one), 0 when unknown.
-func rssOf(pid string) uint64 {
-	b, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+// rssBytes is this process's resident set size.
+func rssBytes() uint64 {
+	rss, _, _ := procRSS(os.Getpid())
+	return uint64(rss)
 }
