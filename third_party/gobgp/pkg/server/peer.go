@@ -143,7 +143,7 @@ type peer struct {
 	// All methods that read or mutate a pathIDSet value (updateRoutes,
 	// getRoutesCount, hasPathAlreadyBeenSent) MUST be called under the
 	// bucket lock for that prefix (sharedData.propagateBucket).
-	sentPaths sync.Map
+	sentPaths sentPaths
 	// map[table.PathLocalKey]struct{}
 	sendMaxPathFiltered sync.Map
 	llgrEndChs          []chan struct{} // protected by fsm.lock
