@@ -276,7 +276,7 @@ func b10Objects(t *testing.T, c client.Client, n int) {
 func b10NodeName(i int) string { return fmt.Sprintf("fleet-%05d", i) }
 
 // b10NodeStatus is node i's status as a kubelet reports it, so that a Node's watch
-// event weighs what it does in a cluster: its InternalIP, the four conditions, the
+// event weighs what it does in a cluster: its InternalIP and hostname, the four conditions, the
 // node info and 20 images (kubelets report up to 50).
 func b10NodeStatus(i int) corev1.NodeStatus {
 	now := metav1.Now()
