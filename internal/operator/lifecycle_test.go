@@ -185,8 +185,8 @@ func TestLeaderHandover(t *testing.T) {
 // leader releases its Lease, so the standby takes over within RetryPeriod; the Lease
 // duration and renew deadline only bound how long a renewal may take. They are wide
 // enough for an API server that the whole test suite shares on two cores: with a 1.5 s
-// deadline (and controller-runtime's 1 s timeout on each request) one CI run saw the new leader lose its
-// Lease, and no replica was left to finish the work.
+// deadline (and controller-runtime's 1 s timeout on each request) one CI run saw the
+// new leader lose its Lease, and no replica was left to finish the work.
 func leaderElected() operator.Options {
 	return operator.Options{
 		LeaderElect: true, LeaderElectionNamespace: "default",
