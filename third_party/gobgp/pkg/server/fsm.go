@@ -143,6 +143,10 @@ type fsmMsg struct {
 
 type fsmOutgoingMsg struct {
 	Paths []*table.Path
+	// walk is the table send whose walk gave Paths, nil for any other message (kbgp
+	// patch "pack a table walk as it is"): one walk names each destination and path
+	// ID once.
+	walk *tableSend
 }
 
 const (
@@ -1885,6 +1889,9 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 				const maxCoalesceMsgs = 2048 // safety cap
 				paths := m.Paths
 				coalescedMsgs := 1
+				// kbgp patch "pack a table walk as it is": whether every message of
+				// the round comes from the same walk of the table.
+				oneWalk := m.walk != nil
 				if wait := pacing - time.Since(lastUpdates); wait > 0 {
 					more, ok := h.gatherOutgoing(ctx, wait)
 					if !ok {
@@ -1892,6 +1899,7 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 					}
 					for _, m2 := range more {
 						paths = append(paths, m2.Paths...)
+						oneWalk = oneWalk && m2.walk == m.walk
 					}
 					coalescedMsgs += len(more)
 					switch {
@@ -1914,6 +1922,7 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 					case o2 := <-h.outgoing.Out():
 						if m2, ok := o2.(*fsmOutgoingMsg); ok {
 							paths = append(paths, m2.Paths...)
+							oneWalk = oneWalk && m2.walk == m.walk
 							coalescedMsgs++
 							continue
 						}
@@ -1932,7 +1941,11 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, conn net.Conn, stateRe
 					AddPath:         fsm.familyMap.Load().(map[bgp.Family]bgp.BGPAddPathMode),
 					ExtendedMessage: fsm.extendedMessage.Load(),
 				}
-				for _, msg := range table.CreateUpdateMsgFromPaths(paths, options) {
+				pack := table.CreateUpdateMsgFromPaths
+				if oneWalk {
+					pack = table.CreateUpdateMsgFromDistinctPaths
+				}
+				for _, msg := range pack(paths, options) {
 					if err := send(msg); err != nil {
 						return nil
 					}

@@ -493,6 +493,21 @@ func sendfsmOutgoingMsg(peer *peer, paths []*table.Path) {
 	}
 }
 
+// sendWalkedPaths queues paths that ts's walk of the table gave, marked as its own
+// (kbgp patch "pack a table walk as it is"). ts has been past them (sendTable moves
+// it on first), so only another walk in progress may hold some back.
+func sendWalkedPaths(peer *peer, ts *tableSend, paths []*table.Path) {
+	if current := peer.tableSend.Load(); current != nil && current != ts {
+		if paths = current.passedOnly(paths); len(paths) == 0 {
+			return
+		}
+	}
+	peer.fsm.outgoingCh.In() <- &fsmOutgoingMsg{
+		Paths: paths,
+		walk:  ts,
+	}
+}
+
 func isASLoop(peer *peer, path *table.Path) bool {
 	return slices.Contains(path.GetAsList(), peer.AS())
 }
@@ -1167,12 +1182,17 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 	send := func(paths []*table.Path) {
 		if len(paths) > 0 {
 			peer.updateRoutes(paths...)
-			sendfsmOutgoingMsg(peer, paths)
+			sendWalkedPaths(peer, ts, paths)
 		}
 	}
 	if peer.isSecondaryRouteEnabled() {
 		ts.family = len(ts.families)
-		s.getBestFromLocalCallbackLocked(peer, ts.rfList, true, func(paths, _ []*table.Path) { send(paths) })
+		s.getBestFromLocalCallbackLocked(peer, ts.rfList, true, func(paths, _ []*table.Path) {
+			if len(paths) > 0 {
+				peer.updateRoutes(paths...)
+				sendfsmOutgoingMsg(peer, paths)
+			}
+		})
 		return false
 	}
 	batch := make([]*table.Path, 0, ts.size)

@@ -696,8 +696,6 @@ func newPacker(f bgp.Family) packerInterface {
 }
 
 func CreateUpdateMsgFromPaths(pathList []*Path, options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
-	msgs := make([]*bgp.BGPMessage, 0, len(pathList))
-
 	// Since sendMessageloop coalesces outgoing BGP UPDATE messages and
 	// the packers emit withdrawals before announcements, we should keep only the
 	// last action for each NLRI/path-id within one packing pass.
@@ -708,6 +706,22 @@ func CreateUpdateMsgFromPaths(pathList []*Path, options ...*bgp.MarshallingOptio
 		}
 		last[path.GetLocalKey()] = path
 	}
+	return createUpdateMsgs(pathList, last, options...)
+}
+
+// CreateUpdateMsgFromDistinctPaths packs paths of which no two have the same
+// destination and path ID, such as the best paths of one walk of the table (kbgp patch
+// "pack a table walk as it is"). It skips the search for the last action on each
+// destination that CreateUpdateMsgFromPaths makes, a map entry and two hashes of the
+// prefix's text a path.
+func CreateUpdateMsgFromDistinctPaths(pathList []*Path, options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
+	return createUpdateMsgs(pathList, nil, options...)
+}
+
+// createUpdateMsgs packs pathList; with last, only the path that last names a
+// destination and path ID.
+func createUpdateMsgs(pathList []*Path, last map[PathLocalKey]*Path, options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
+	msgs := make([]*bgp.BGPMessage, 0, len(pathList))
 
 	m := make(map[bgp.Family]packerInterface)
 	add := func(path *Path) {
@@ -726,7 +740,7 @@ func CreateUpdateMsgFromPaths(pathList []*Path, options ...*bgp.MarshallingOptio
 			add(path)
 			continue
 		}
-		if last[path.GetLocalKey()] != path {
+		if last != nil && last[path.GetLocalKey()] != path {
 			continue
 		}
 		add(path)
