@@ -125,11 +125,15 @@ func TestB8ServiceToRoute(t *testing.T) {
 	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for i, step := range b8Steps() {
 		before := requests.snapshot()
-		r := runB8Step(t, c, l.frr, i, step)
+		r := runB8Step(t, c, l.frr, s.addr, i, step)
 		t.Logf("operator requests during step %d: %s", i, requests.since(before))
 		t.Logf("step %d wall clock from the first create call: last create call made at %s, last address in status at %s, last route at FRR at %s; create call returned → address in status p50 %s, p99 %s, max %s; → route at FRR p50 %s, p99 %s, max %s",
 			i, ms(r.wall.created), ms(r.wall.assigned), ms(r.wall.routed), ms(r.afterCreate.median()), ms(r.afterCreate.quantile(0.99)), ms(r.afterCreate.quantile(1)),
 			ms(r.routedAfterCreate.median()), ms(r.routedAfterCreate.quantile(0.99)), ms(r.routedAfterCreate.quantile(1)))
+		t.Logf("step %d on the wire (packet capture at FRR, %d of %d Services): create call → UPDATE p50 %s, p99 %s, max %s; create call returned → UPDATE p50 %s, p99 %s; address in status → UPDATE (the agent) p50 %s, p99 %s, max %s",
+			i, len(r.wire), step.services, ms(r.wire.median()), ms(r.wire.quantile(0.99)), ms(r.wire.quantile(1)),
+			ms(r.wireAfterCreate.median()), ms(r.wireAfterCreate.quantile(0.99)),
+			ms(r.wireAfterStatus.median()), ms(r.wireAfterStatus.quantile(0.99)), ms(r.wireAfterStatus.quantile(1)))
 		asked, achieved := fmt.Sprintf("%g/s", step.rate), fmt.Sprintf("%.0f/s", r.rec.achieved())
 		if step.waiting {
 			asked, achieved = "all waiting, then the pool", "-"
@@ -171,6 +175,11 @@ type b8Result struct {
 	// routedAfterCreate from the create call's return to the route at FRR: kbgp's
 	// share (operator and agent).
 	assigned, latency, afterCreate, routedAfterCreate durations
+	// wire is from the create call to the UPDATE announcing the /32 on FRR's interface
+	// (packet capture), without FRR's processing and the polling; wireAfterCreate from
+	// the create call's return; wireAfterStatus from the address in status (as this
+	// benchmark's watch saw it): the agent's share, its own watch's delivery included.
+	wire, wireAfterCreate, wireAfterStatus durations
 	// unassigned Services got no address; missing ones got one that never reached FRR.
 	unassigned, missing, duplicates int
 	maxGap                          time.Duration
@@ -209,7 +218,7 @@ func burstWall(sent []time.Time, got prefixTimes) burstTimes {
 
 // runB8Step creates the step's Services at its rate, each with no address, next to a
 // pool of its own (a /20 of lbBlock) that serves only them, and waits for their routes.
-func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8Step) b8Result {
+func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, speaker netip.Addr, step int, s b8Step) b8Result {
 	ctx := context.Background()
 	block := lbBlock(step)
 	label := strconv.Itoa(step)
@@ -229,6 +238,7 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 	names := make([]string, s.services)
 	assigned, stopWatch := watchAssigned(t, c, label)
 	defer stopWatch()
+	capture := startCapture(t, frr.Namespace(), "to-kbgp")
 	creators := cmp.Or(s.creators, changeWorkers)
 	r.rec = paceWith(t, creators, s.rate, s.services, 0, func(k int) int { return k % creators }, func(k int) error {
 		names[k] = fmt.Sprintf("b8-%d-%04d", step, k)
@@ -247,6 +257,7 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 		}
 	}
 	got := <-seen
+	onWire := capture.announced(t, speaker)
 	r.maxGap = got.maxGap
 	r.wall = burstWall(r.rec.sent, got)
 	holder := map[netip.Addr]string{}
@@ -264,10 +275,18 @@ func runB8Step(t *testing.T, c client.WithWatch, frr *netlab.FRR, step int, s b8
 			r.duplicates++
 		}
 		holder[addr] = name
-		if a, ok := assigned.at(name); ok {
+		a, inStatus := assigned.at(name)
+		if inStatus {
 			r.assigned = append(r.assigned, a.Sub(r.rec.sent[k]))
 			r.afterCreate = append(r.afterCreate, a.Sub(r.rec.done[k]))
 			r.wall.assigned = max(r.wall.assigned, a.Sub(r.wall.start))
+		}
+		if w, ok := onWire[netip.PrefixFrom(addr, 32)]; ok {
+			r.wire = append(r.wire, w.Sub(r.rec.sent[k]))
+			r.wireAfterCreate = append(r.wireAfterCreate, w.Sub(r.rec.done[k]))
+			if inStatus {
+				r.wireAfterStatus = append(r.wireAfterStatus, w.Sub(a))
+			}
 		}
 		at, ok := got.first[addr.String()+"/32"]
 		if !ok {

@@ -83,9 +83,13 @@ func (l *Lab) UnixRelay(ns *Namespace, nsListen string, target string) *Relay {
 	r.wg.Add(1)
 	go r.serve()
 
-	listen := fmt.Sprintf("TCP4-LISTEN:%d,bind=%s,fork,reuseaddr", port, ip)
+	// nodelay: socat leaves Nagle's algorithm on, which held a small write (a watch
+	// event) that followed another until the client's delayed ACK, up to 40 ms
+	// (TestRelayDoesNotHoldSmallWrites). The client is a Go program, which turns it off
+	// on its own side, as the relay's goroutine does on its connection to target.
+	listen := fmt.Sprintf("TCP4-LISTEN:%d,bind=%s,fork,reuseaddr,nodelay", port, ip)
 	if ip.Is6() && !ip.Is4In6() {
-		listen = fmt.Sprintf("TCP6-LISTEN:%d,bind=[%s],fork,reuseaddr,ipv6only=1", port, ip)
+		listen = fmt.Sprintf("TCP6-LISTEN:%d,bind=[%s],fork,reuseaddr,ipv6only=1,nodelay", port, ip)
 	}
 	r.Proc = ns.Start("socat-relay", "socat", listen, "UNIX-CONNECT:"+r.sock)
 	WaitFor(l.t, 10*time.Second, 50*time.Millisecond, func() (bool, string) {
