@@ -92,6 +92,14 @@ func TestAgentRoutesAreWhatFRRHas(t *testing.T) {
 		t.Errorf("kubectl bgp routes --received: red %v, red's FRR originates %v", received["red"], sent)
 	}
 
+	// explain takes a peer's session state from the node's status first, which the
+	// agent writes at most once per status interval: wait until it has both sessions
+	// up, or it reports them as they were before.
+	netlab.WaitFor(t, sessionTimeout, 200*time.Millisecond, func() (bool, string) {
+		red, blue := peerStatus(t, n, "red"), peerStatus(t, n, "blue")
+		return red.PeeringState == kbgpv1.PeeringStateEstablished && blue.PeeringState == kbgpv1.PeeringStateEstablished,
+			fmt.Sprintf("node status: red %q, blue %q", red.PeeringState, blue.PeeringState)
+	})
 	explain, err := tp.node.ExecTimeout(30*time.Second, kubectlBGPBinary, "explain", "service", "default/"+n+"-lb", "--kubeconfig", kubeconfig, agentURL)
 	if err != nil {
 		t.Fatalf("kubectl bgp explain service: %v\n%s", err, explain)
