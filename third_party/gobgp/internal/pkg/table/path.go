@@ -17,6 +17,7 @@ package table
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,6 @@ import (
 	"net"
 	"net/netip"
 	"slices"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -542,47 +542,77 @@ func (a PathAttrs) Less(i, j int) bool {
 	return a[i].GetType() < a[j].GetType()
 }
 
+// GetPathAttrs returns the path's attributes: the root's, in its order, with what the
+// paths derived from it set or deleted, the attributes none of them had sorted in by
+// type. kbgp patch "path attributes merged in place": it keeps the deleted types in a
+// bitset and the set attributes in a short list on the stack, where it made a bitmap
+// and a map a call, and sorts only when an attribute was added: packing calls it for
+// every path it sends.
 func (path *Path) GetPathAttrs() []bgp.PathAttributeInterface {
-	deleted := NewBitmap(math.MaxUint8)
-	modified := make(map[uint]bgp.PathAttributeInterface)
+	var deleted attrTypeSet
+	var setBuf [8]bgp.PathAttributeInterface
+	set := setBuf[:0] // the nearest derived path's attribute of each type
 	p := path
-	for {
-		for _, t := range p.dels {
-			deleted.Flag(uint(t))
-		}
-		if p.parent == nil {
-			list := PathAttrs(make([]bgp.PathAttributeInterface, 0, len(p.pathAttrs)))
-			// we assume that the original pathAttrs are
-			// in order, that is, other bgp speakers send
-			// attributes in order.
-			for _, a := range p.pathAttrs {
-				typ := uint(a.GetType())
-				if m, ok := modified[typ]; ok {
-					list = append(list, m)
-					delete(modified, typ)
-				} else if !deleted.GetFlag(typ) {
-					list = append(list, a)
-				}
-			}
-			if len(modified) > 0 {
-				// Huh, some attributes were newly
-				// added. So we need to sort...
-				for _, m := range modified {
-					list = append(list, m)
-				}
-				sort.Sort(list)
-			}
-			return list
-		} else {
-			for _, a := range p.pathAttrs {
-				typ := uint(a.GetType())
-				if _, ok := modified[typ]; !deleted.GetFlag(typ) && !ok {
-					modified[typ] = a
-				}
+	for ; p.parent != nil; p = p.parent {
+		deleted.add(p.dels)
+		for _, a := range p.pathAttrs {
+			if typ := a.GetType(); !deleted.has(typ) && indexOfType(set, typ) < 0 {
+				set = append(set, a)
 			}
 		}
-		p = p.parent
 	}
+	deleted.add(p.dels)
+	list := make([]bgp.PathAttributeInterface, 0, len(p.pathAttrs)+len(set))
+	// we assume that the original pathAttrs are
+	// in order, that is, other bgp speakers send
+	// attributes in order.
+	for _, a := range p.pathAttrs {
+		typ := a.GetType()
+		if i := indexOfType(set, typ); i >= 0 {
+			list = append(list, set[i])
+			set[i] = nil // used
+		} else if !deleted.has(typ) {
+			list = append(list, a)
+		}
+	}
+	added := false
+	for _, a := range set {
+		if a != nil {
+			list, added = append(list, a), true
+		}
+	}
+	if added {
+		// Huh, some attributes were newly
+		// added. So we need to sort...
+		slices.SortStableFunc(list, func(a, b bgp.PathAttributeInterface) int {
+			return cmp.Compare(a.GetType(), b.GetType())
+		})
+	}
+	return list
+}
+
+// attrTypeSet is a set of attribute types, one bit a type.
+type attrTypeSet [4]uint64
+
+func (s *attrTypeSet) add(types []bgp.BGPAttrType) {
+	for _, t := range types {
+		s[t/64] |= 1 << (t % 64)
+	}
+}
+
+func (s *attrTypeSet) has(t bgp.BGPAttrType) bool {
+	return s[t/64]&(1<<(t%64)) != 0
+}
+
+// indexOfType is the index of the attribute of type typ in attrs, -1 if none; nil
+// entries (used) are skipped.
+func indexOfType(attrs []bgp.PathAttributeInterface, typ bgp.BGPAttrType) int {
+	for i, a := range attrs {
+		if a != nil && a.GetType() == typ {
+			return i
+		}
+	}
+	return -1
 }
 
 func (path *Path) getPathAttr(typ bgp.BGPAttrType) bgp.PathAttributeInterface {
