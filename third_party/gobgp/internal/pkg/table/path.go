@@ -528,20 +528,6 @@ func (path *Path) GetNlri() bgp.NLRI {
 	return path.OriginInfo().nlri
 }
 
-type PathAttrs []bgp.PathAttributeInterface
-
-func (a PathAttrs) Len() int {
-	return len(a)
-}
-
-func (a PathAttrs) Swap(i, j int) {
-	a[i], a[j] = a[j], a[i]
-}
-
-func (a PathAttrs) Less(i, j int) bool {
-	return a[i].GetType() < a[j].GetType()
-}
-
 // GetPathAttrs returns the path's attributes: the root's, in its order, with what the
 // paths derived from it set or deleted, the attributes none of them had sorted in by
 // type. kbgp patch "path attributes merged in place": it keeps the deleted types in a

@@ -89,6 +89,22 @@ func randomPathChain(rng *rand.Rand) *Path {
 	return path
 }
 
+// PathAttrs is the sort.Interface upstream's merge sorts with; the patched merge does
+// not use it.
+type PathAttrs []bgp.PathAttributeInterface
+
+func (a PathAttrs) Len() int {
+	return len(a)
+}
+
+func (a PathAttrs) Swap(i, j int) {
+	a[i], a[j] = a[j], a[i]
+}
+
+func (a PathAttrs) Less(i, j int) bool {
+	return a[i].GetType() < a[j].GetType()
+}
+
 // getPathAttrsUpstream is GetPathAttrs as GoBGP v4.8.0 has it, the reference for
 // TestPathAttrsMergedAsBefore.
 func getPathAttrsUpstream(path *Path) []bgp.PathAttributeInterface {
