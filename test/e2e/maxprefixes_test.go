@@ -88,7 +88,7 @@ func TestMaxPrefixesAgainstAFullTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.ToLower(n.LastNotificationReason), "prefix") {
-		t.Errorf("FRR's last notification: %q, want maximum number of prefixes reached", n.LastNotificationReason)
+		t.Errorf("FRR's last notification: %q (last reset due to %q), want maximum number of prefixes reached", n.LastNotificationReason, n.LastResetDueTo)
 	}
 	// Memory: each offer costs a burst (GoBGP parses the UPDATEs in flight before the
 	// limit closes the session, and Go returns freed pages to the system lazily), but

@@ -831,8 +831,10 @@ func (fsm *fsm) sendNotification(conn net.Conn, msg *bgp.BGPMessage) error {
 	_, err := conn.Write(b)
 	if err == nil {
 		fsm.bgpMessageStateUpdate(bgp.BGP_MSG_NOTIFICATION, false)
+		closeAfterNotification(conn)
+	} else {
+		conn.Close()
 	}
-	conn.Close()
 	return err
 }
 
