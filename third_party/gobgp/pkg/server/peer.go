@@ -138,7 +138,7 @@ type peer struct {
 	localRib          *table.TableManager
 	peerInfo          atomic.Pointer[table.PeerInfo]
 	prefixLimitWarned map[bgp.Family]bool // protected by fsm.lock
-	// map[table.PathDestLocalKey]pathIDSet or sentIDZero, with inner pathIDSets protected
+	// pathIDSet or sentIDZero by destination, with inner pathIDSets protected
 	// by the matching server propagation bucket for the route prefix.
 	// All methods that read or mutate a pathIDSet value (updateRoutes,
 	// getRoutesCount, hasPathAlreadyBeenSent) MUST be called under the
@@ -272,9 +272,8 @@ func (peer *peer) getAddPathSendMax(family bgp.Family) uint8 {
 	return 0
 }
 
-func (peer *peer) getRoutesCount(family bgp.Family, dstPrefix string) uint8 {
-	destLocalKey := table.NewPathDestLocalKey(family, dstPrefix)
-	if identifiers, ok := peer.sentPaths.Load(*destLocalKey); ok {
+func (peer *peer) getRoutesCount(path *table.Path) uint8 {
+	if identifiers, ok := peer.sentPaths.ids(path); ok {
 		count := sentIDCount(identifiers)
 		// the send-max config is uint8, so we need to check for overflow
 		if count > int(^uint8(0)) {
@@ -300,38 +299,10 @@ func (peer *peer) updateRoutes(paths ...*table.Path) {
 		if path == nil || path.IsEOR() {
 			continue
 		}
-		destLocalKey := path.GetDestLocalKey()
-		pathID := peer.advertisedPathID(path)
-
-		identifiersValue, destExists := peer.sentPaths.Load(destLocalKey)
-		if path.IsWithdraw && destExists {
-			switch identifiers := identifiersValue.(type) {
-			case sentIDZero:
-				if pathID == 0 {
-					peer.sentPaths.Delete(destLocalKey)
-				}
-			case pathIDSet:
-				delete(identifiers, pathID)
-				if len(identifiers) == 0 {
-					peer.sentPaths.Delete(destLocalKey)
-				}
-			}
-		} else if !path.IsWithdraw {
-			switch identifiers := identifiersValue.(type) {
-			case nil:
-				if pathID == 0 {
-					peer.sentPaths.Store(destLocalKey, sentIDZero{})
-				} else {
-					peer.sentPaths.Store(destLocalKey, pathIDSet{pathID: {}})
-				}
-			case sentIDZero:
-				if pathID != 0 {
-					peer.sentPaths.Store(destLocalKey, pathIDSet{0: {}, pathID: {}})
-				}
-			case pathIDSet:
-				// mutations of a stored set are in place
-				identifiers[pathID] = struct{}{}
-			}
+		if path.IsWithdraw {
+			peer.sentPaths.remove(path, peer.advertisedPathID(path))
+		} else {
+			peer.sentPaths.add(path, peer.advertisedPathID(path))
 		}
 	}
 }
@@ -366,8 +337,7 @@ func (peer *peer) hasPathAlreadyBeenSent(path *table.Path) bool {
 	if path == nil {
 		return false
 	}
-	destLocalKey := path.GetDestLocalKey()
-	identifiers, dstExist := peer.sentPaths.Load(destLocalKey)
+	identifiers, dstExist := peer.sentPaths.ids(path)
 	if !dstExist {
 		return false
 	}

@@ -5,9 +5,10 @@ import (
 	"sync"
 
 	"github.com/osrg/gobgp/v4/internal/pkg/table"
+	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
 
-// sentPathShardCount is how many shards a peer's sentPaths has: enough that the
+// sentPathShardCount is how many shards a sentTable has: enough that the
 // propagation of different prefixes in parallel rarely waits on one.
 const sentPathShardCount = 64
 
@@ -18,65 +19,156 @@ var sentPathSeed = maphash.MakeSeed()
 // lasts as long as the session and holds every route the peer was sent, so an entry
 // is kept small: a plain map per shard, each under its own mutex. A sync.Map boxed
 // every key and kept an entry and trie nodes per destination: 127 bytes a
-// destination against 63 (TestSentPathsCostLittlePerDestination). The zero value is
-// empty and ready.
+// destination against 63 (TestSentPathsCostLittlePerDestination). Destinations of
+// IP prefixes are keyed inline (ipDest), the others by their text. The zero value
+// is empty and ready.
 type sentPaths struct {
-	shards [sentPathShardCount]sentPathShard
+	ip    sentTable[ipDest]
+	other sentTable[table.PathDestLocalKey]
 }
 
-type sentPathShard struct {
+// ipDest is a destination of an IP prefix (an IPAddrPrefix NLRI: IPv4 and IPv6
+// unicast) as sentPaths keys it, equal for two destinations exactly when their
+// family and text are (kbgp patch "sent paths keyed inline"). It fits in the map's
+// slot and holds no pointer, so it is hashed, and rehashed as the map grows, without
+// reading the prefix's text elsewhere in memory, a cache miss a path once the
+// table is large.
+type ipDest struct {
+	family bgp.Family
+	bits   int16
+	is4    bool
+	addr   [16]byte
+}
+
+// ipDestOf returns path's destination as an ipDest when its NLRI is an IP prefix.
+func ipDestOf(path *table.Path) (ipDest, bool) {
+	nlri, ok := path.GetNlri().(*bgp.IPAddrPrefix)
+	if !ok {
+		return ipDest{}, false
+	}
+	addr := nlri.Prefix.Addr()
+	return ipDest{family: path.GetFamily(), bits: int16(nlri.Prefix.Bits()), is4: addr.Is4(), addr: addr.As16()}, true
+}
+
+// ids returns the path IDs recorded for path's destination, if there are any.
+func (s *sentPaths) ids(path *table.Path) (any, bool) {
+	if key, ok := ipDestOf(path); ok {
+		return s.ip.ids(key)
+	}
+	return s.other.ids(path.GetDestLocalKey())
+}
+
+// add records path ID id as sent for path's destination.
+func (s *sentPaths) add(path *table.Path, id uint32) {
+	if key, ok := ipDestOf(path); ok {
+		s.ip.add(key, id)
+		return
+	}
+	s.other.add(path.GetDestLocalKey(), id)
+}
+
+// remove forgets path ID id of path's destination, and the destination with its
+// last ID.
+func (s *sentPaths) remove(path *table.Path, id uint32) {
+	if key, ok := ipDestOf(path); ok {
+		s.ip.remove(key, id)
+		return
+	}
+	s.other.remove(path.GetDestLocalKey(), id)
+}
+
+// Clear drops every entry, and the maps with them: a session that ends frees what
+// it was sent.
+func (s *sentPaths) Clear() {
+	s.ip.clear()
+	s.other.clear()
+}
+
+// Len is the number of destinations recorded.
+func (s *sentPaths) Len() int {
+	return s.ip.len() + s.other.len()
+}
+
+// sentTable holds the path IDs sent for destinations keyed by K, in shards by the
+// key's hash. Each operation hashes the key once for its shard and takes the
+// shard's lock once.
+type sentTable[K comparable] struct {
+	shards [sentPathShardCount]sentShard[K]
+}
+
+type sentShard[K comparable] struct {
 	mu sync.Mutex
-	m  map[table.PathDestLocalKey]any
+	m  map[K]any
 }
 
-func (s *sentPaths) shard(key table.PathDestLocalKey) *sentPathShard {
-	return &s.shards[maphash.Comparable(sentPathSeed, key)%sentPathShardCount]
+func (t *sentTable[K]) shard(key K) *sentShard[K] {
+	return &t.shards[maphash.Comparable(sentPathSeed, key)%sentPathShardCount]
 }
 
-// Load returns the destination's entry, if there is one.
-func (s *sentPaths) Load(key table.PathDestLocalKey) (any, bool) {
-	sh := s.shard(key)
+func (t *sentTable[K]) ids(key K) (any, bool) {
+	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	v, ok := sh.m[key]
 	return v, ok
 }
 
-// Store sets the destination's entry.
-func (s *sentPaths) Store(key table.PathDestLocalKey, value any) {
-	sh := s.shard(key)
+// add adds id to key's entry: sentIDZero for ID 0 alone, else a pathIDSet (changed
+// in place once there is one).
+func (t *sentTable[K]) add(key K, id uint32) {
+	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.m == nil {
-		sh.m = map[table.PathDestLocalKey]any{}
+		sh.m = map[K]any{}
 	}
-	sh.m[key] = value
+	switch ids := sh.m[key].(type) {
+	case nil:
+		if id == 0 {
+			sh.m[key] = sentIDZero{}
+		} else {
+			sh.m[key] = pathIDSet{id: {}}
+		}
+	case sentIDZero:
+		if id != 0 {
+			sh.m[key] = pathIDSet{0: {}, id: {}}
+		}
+	case pathIDSet:
+		ids[id] = struct{}{}
+	}
 }
 
-// Delete drops the destination's entry.
-func (s *sentPaths) Delete(key table.PathDestLocalKey) {
-	sh := s.shard(key)
+// remove removes id from key's entry, and the entry when it held no other.
+func (t *sentTable[K]) remove(key K, id uint32) {
+	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	delete(sh.m, key)
+	switch ids := sh.m[key].(type) {
+	case sentIDZero:
+		if id == 0 {
+			delete(sh.m, key)
+		}
+	case pathIDSet:
+		delete(ids, id)
+		if len(ids) == 0 {
+			delete(sh.m, key)
+		}
+	}
 }
 
-// Clear drops every entry, and the maps with them: a session that ends frees what
-// it was sent.
-func (s *sentPaths) Clear() {
-	for i := range s.shards {
-		sh := &s.shards[i]
+func (t *sentTable[K]) clear() {
+	for i := range t.shards {
+		sh := &t.shards[i]
 		sh.mu.Lock()
 		sh.m = nil
 		sh.mu.Unlock()
 	}
 }
 
-// Len is the number of destinations recorded.
-func (s *sentPaths) Len() int {
+func (t *sentTable[K]) len() int {
 	n := 0
-	for i := range s.shards {
-		sh := &s.shards[i]
+	for i := range t.shards {
+		sh := &t.shards[i]
 		sh.mu.Lock()
 		n += len(sh.m)
 		sh.mu.Unlock()

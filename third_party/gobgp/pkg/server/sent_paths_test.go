@@ -49,7 +49,7 @@ func TestSentPathsKeepEveryPathID(t *testing.T) {
 		}
 		p.fsm.familyMap.Store(map[bgp.Family]bgp.BGPAddPathMode{bgp.RF_IPv4_UC: mode})
 	}
-	count := func() uint8 { return p.getRoutesCount(bgp.RF_IPv4_UC, "10.1.0.0/24") }
+	count := func() uint8 { return p.getRoutesCount(pathFrom(t, "10.0.0.5")) } // any path to the destination
 
 	// Two paths to one destination from two sources: the table gives them local IDs.
 	a, b := pathFrom(t, "10.0.0.3"), pathFrom(t, "10.0.0.4")

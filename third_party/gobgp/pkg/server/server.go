@@ -1181,7 +1181,6 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 	start := time.Now()
 	send := func(paths []*table.Path) {
 		if len(paths) > 0 {
-			peer.updateRoutes(paths...)
 			sendWalkedPaths(peer, ts, paths)
 		}
 	}
@@ -1203,6 +1202,11 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 			if p == nil {
 				continue
 			}
+			// Recorded as sent now, while the filter has left it in the cache,
+			// not when its batch (up to sendBatchMax paths) goes (kbgp patch
+			// "record a walked path while it is hot"): the batch is sent before
+			// this call returns, and nothing runs on the server's loop meanwhile.
+			peer.updateRoutes(p)
 			batch = append(batch, p)
 			if len(batch) == ts.size {
 				send(batch)
@@ -1691,7 +1695,7 @@ func (s *BgpServer) propagateUpdateToNeighbors(rib *table.TableManager, source *
 					// if the path is not filtered and the path has already been sent or land in the limit, we can send it
 					if newPath == nil {
 						bestList = []*table.Path{}
-					} else if alreadySent || targetPeer.getRoutesCount(f, newPath.GetPrefix()) < targetPeer.getAddPathSendMax(f) {
+					} else if alreadySent || targetPeer.getRoutesCount(newPath) < targetPeer.getAddPathSendMax(f) {
 						bestList = []*table.Path{newPath}
 						if !alreadySent {
 							targetPeer.updateRoutes(newPath)
