@@ -142,6 +142,48 @@ type PeerInfo struct {
 	// PeerGroup contains name for peer group itself if this is PeerInfo for a peer group
 	// or the name of peer group this peer belongs to. Used for informational purposes.
 	PeerGroup string
+
+	// ebgp holds the attributes UpdatePathAttrs gives every path of this router's own
+	// sent to the peer over eBGP, made once by NewPeerInfo (kbgp patch "eBGP
+	// attributes shared"); nil in a PeerInfo made otherwise.
+	ebgp *ebgpAttrs
+}
+
+// ebgpAttrs are the NEXT_HOP (the local address, when it is IPv4) and the AS_PATH
+// (the local AS alone) a path this router originated, without an AS_PATH, is sent
+// over eBGP with: the same for every such path, so shared by all of them, as path
+// attributes are never changed once made (a path that changes one replaces it).
+type ebgpAttrs struct {
+	nextHop *bgp.PathAttributeNextHop
+	asPath  *bgp.PathAttributeAsPath
+}
+
+// newEBGPAttrs makes the shared eBGP attributes of a peer with local address
+// localAddr and local AS localAS.
+func newEBGPAttrs(localAS uint32, localAddr netip.Addr) *ebgpAttrs {
+	a := &ebgpAttrs{asPath: bgp.NewPathAttributeAsPath([]bgp.AsPathParamInterface{
+		bgp.NewAs4PathParam(bgp.BGP_ASPATH_ATTR_TYPE_SEQ, []uint32{localAS}),
+	})}
+	if localAddr.Is4() {
+		a.nextHop, _ = bgp.NewPathAttributeNextHop(localAddr)
+	}
+	return a
+}
+
+// sharedNextHop is the shared NEXT_HOP for nexthop, or nil.
+func (info *PeerInfo) sharedNextHop(nexthop netip.Addr) *bgp.PathAttributeNextHop {
+	if info.ebgp == nil || info.ebgp.nextHop == nil || info.ebgp.nextHop.Value != nexthop {
+		return nil
+	}
+	return info.ebgp.nextHop
+}
+
+// sharedOwnASPath is the shared AS_PATH holding asn alone, or nil.
+func (info *PeerInfo) sharedOwnASPath(asn uint32) *bgp.PathAttributeAsPath {
+	if info.ebgp == nil || info.ebgp.asPath.Value[0].GetAS()[0] != asn {
+		return nil
+	}
+	return info.ebgp.asPath
 }
 
 func (lhs *PeerInfo) Equal(rhs *PeerInfo) bool {
@@ -192,6 +234,7 @@ func NewPeerInfo(g *oc.Global, p *oc.Neighbor, AS, localAS uint32, ID, localID n
 		Confederation:           g.IsConfederationMember(AS),
 		RemovePrivateAs:         p.State.RemovePrivateAs,
 		PeerGroup:               p.Config.PeerGroup,
+		ebgp:                    newEBGPAttrs(localAS, localAddr),
 	}
 }
 

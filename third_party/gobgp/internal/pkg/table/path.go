@@ -277,7 +277,11 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 	case oc.PEER_TYPE_EXTERNAL:
 		// NEXTHOP handling
 		if !path.IsLocal() || nexthop.IsUnspecified() {
-			path.SetNexthop(localAddress)
+			if nh := info.sharedNextHop(localAddress); nh != nil && path.getPathAttr(bgp.BGP_ATTR_TYPE_NEXT_HOP) != nil && path.getPathAttr(bgp.BGP_ATTR_TYPE_MP_REACH_NLRI) == nil {
+				path.setPathAttr(nh) // what SetNexthop makes, made once for the peer
+			} else {
+				path.SetNexthop(localAddress)
+			}
 		}
 
 		// remove-private-as handling
@@ -285,9 +289,13 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 
 		// AS_PATH handling
 		confed := global.IsConfederationMember(info.AS)
-		path.PrependAsn(info.LocalAS, 1, confed)
-		if !confed {
-			path.removeConfedAs()
+		if own := info.sharedOwnASPath(info.LocalAS); own != nil && !confed && path.GetAsPath() == nil {
+			path.setPathAttr(own) // what the prepend below makes of no AS_PATH
+		} else {
+			path.PrependAsn(info.LocalAS, 1, confed)
+			if !confed {
+				path.removeConfedAs()
+			}
 		}
 
 		// MED Handling
