@@ -29,10 +29,10 @@ type sentPaths struct {
 
 // ipDest is a destination of an IP prefix (an IPAddrPrefix NLRI: IPv4 and IPv6
 // unicast) as sentPaths keys it, equal for two destinations exactly when their
-// family and text are (kbgp patch "sent paths keyed inline"). It fits in the map's
-// slot and holds no pointer, so it is hashed, and rehashed as the map grows, without
-// reading the prefix's text elsewhere in memory, a cache miss a path once the
-// table is large.
+// family and text are (kbgp patch "sent paths keyed inline, recorded while hot").
+// It fits in the map's slot and holds no pointer, so it is hashed, and rehashed as
+// the map grows, without reading the prefix's text elsewhere in memory, a cache
+// miss a path once the table is large.
 type ipDest struct {
 	family bgp.Family
 	bits   int16

@@ -13,11 +13,11 @@ import (
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
 
-// TestSentPathsKeyIPDestinationsInline checks kbgp patch "sent paths keyed inline":
-// a destination of an IP prefix is recorded under its family, address and length,
-// which are equal for two paths exactly when the family and text of their
-// destinations are (the key sentPaths had before); other destinations keep their
-// text.
+// TestSentPathsKeyIPDestinationsInline checks kbgp patch "sent paths keyed inline,
+// recorded while hot": a destination of an IP prefix is recorded under its family,
+// address and length, which are equal for two paths exactly when the family and
+// text of their destinations are (the key sentPaths had before); other
+// destinations keep their text.
 func TestSentPathsKeyIPDestinationsInline(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	var paths []*table.Path

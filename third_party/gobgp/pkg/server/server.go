@@ -1204,8 +1204,9 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 			}
 			// Recorded as sent now, while the filter has left it in the cache,
 			// not when its batch (up to sendBatchMax paths) goes (kbgp patch
-			// "record a walked path while it is hot"): the batch is sent before
-			// this call returns, and nothing runs on the server's loop meanwhile.
+			// "sent paths keyed inline, recorded while hot"): the batch is sent
+			// before this call returns, and nothing runs on the server's loop
+			// meanwhile.
 			peer.updateRoutes(p)
 			batch = append(batch, p)
 			if len(batch) == ts.size {
