@@ -18,8 +18,8 @@ var notificationLinger = 5 * time.Second
 // A peer that is still sending when the NOTIFICATION goes out (one that exceeded
 // the prefix limit, say) leaves data unread here, and closing a socket with unread
 // data makes the kernel reset the connection. The peer's next write then fails,
-// and a peer that handles that failure before it reads what came in (FRR does)
-// ends the session as a reset and never learns why. Instead the socket is
+// and a peer that handles that failure before it reads what came in (as FRR
+// seems to) ends the session as a reset and never learns why. Instead the socket is
 // half-closed, so that a FIN follows the NOTIFICATION, and conn is closed as
 // before, which stops this side's reader; a duplicate of the socket reads and
 // discards what the peer still sends until the peer closes its side or
