@@ -227,6 +227,29 @@ func parseBIRDProtocol(name, out string) (BIRDProtocol, error) {
 	return p, nil
 }
 
+// sinceJitter is how far two readings of one unchanged BIRD "since" may differ.
+// BIRD does not print the time it stored: it prints its wall clock now minus the
+// monotonic time elapsed since the change, with the monotonic clock read at the
+// start of its event loop's turn (tm_format_time in sysdep/unix/io.c), so one state
+// change can read a millisecond apart from one "show protocols" to the next (seen in
+// CI: .291, then .292). A restart moves it by the whole reconnect: at least the
+// speakers' connect retry, a second or more in these tests.
+const sinceJitter = 100 * time.Millisecond
+
+// SameStateChange reports whether p and before show the same last state change of
+// one protocol: the same state, and "since" times (BIRD's default protocol time
+// format, "15:04:05.000") within BIRD's jitter. A reading it cannot parse is a change.
+func (p BIRDProtocol) SameStateChange(before BIRDProtocol) bool {
+	const layout = "15:04:05.000"
+	now, errNow := time.Parse(layout, p.Since)
+	then, errThen := time.Parse(layout, before.Since)
+	if errNow != nil || errThen != nil || p.State != before.State {
+		return false
+	}
+	d := now.Sub(then).Abs()
+	return min(d, 24*time.Hour-d) <= sinceJitter // either side of midnight
+}
+
 // WaitEstablished waits until BGP protocol name is Established.
 func (b *BIRD) WaitEstablished(t TB, protocol string, timeout time.Duration) BIRDProtocol {
 	t.Helper()

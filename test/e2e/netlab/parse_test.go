@@ -72,6 +72,27 @@ frr4       BGP        ---        start  09:42:42.311  Idle          Received: In
 	}
 }
 
+func TestBIRDSameStateChange(t *testing.T) {
+	up := func(since string) BIRDProtocol { return BIRDProtocol{State: "up", Since: since} }
+	for _, tc := range []struct {
+		before, now BIRDProtocol
+		same        bool
+	}{
+		{up("16:26:11.291"), up("16:26:11.291"), true},
+		{up("16:26:11.291"), up("16:26:11.292"), true}, // BIRD's jitter, seen in CI
+		{up("16:26:11.292"), up("16:26:11.290"), true},
+		{up("23:59:59.999"), up("00:00:00.001"), true},
+		{up("16:26:11.291"), up("16:26:12.410"), false}, // a restart
+		{up("16:26:11.291"), up("16:26:11.491"), false},
+		{up("16:26:11.291"), BIRDProtocol{State: "start", Since: "16:26:11.291"}, false},
+		{up("16:26:11.291"), up("2026-11-28"), false},
+	} {
+		if got := tc.now.SameStateChange(tc.before); got != tc.same {
+			t.Errorf("%+v after %+v: same %v, want %v", tc.now, tc.before, got, tc.same)
+		}
+	}
+}
+
 func TestProcNetListening(t *testing.T) {
 	out := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:192B 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0000000000000000 100 0 0 10 0
