@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"reflect"
+	"slices"
 
 	"github.com/osrg/gobgp/v4/pkg/packet/bgp"
 	"github.com/segmentio/fasthash/fnv1a"
@@ -287,13 +288,6 @@ type cage struct {
 	paths      []*Path
 }
 
-func newCage(b []byte, path *Path) *cage {
-	return &cage{
-		attrsBytes: b,
-		paths:      []*Path{path},
-	}
-}
-
 type packerInterface interface {
 	add(*Path)
 	pack(options ...*bgp.MarshallingOption) []*bgp.BGPMessage
@@ -542,6 +536,10 @@ type packerV4 struct {
 	hashmap     map[uint64][]*cage
 	mpPaths     []*Path
 	withdrawals []*Path
+	// lastAttrs are the attributes of the last path put in a cage, lastCage that
+	// cage (kbgp patch "pack by shared attributes").
+	lastAttrs []bgp.PathAttributeInterface
+	lastCage  *cage
 }
 
 func (p *packerV4) add(path *Path) {
@@ -563,32 +561,44 @@ func (p *packerV4) add(path *Path) {
 		return
 	}
 
+	// A path that holds the very attribute values of the last one goes to the
+	// same cage without serializing them (kbgp patch "pack by shared
+	// attributes"): a table walk yields runs of such paths, since one speaker's
+	// own paths share their attribute values and so, after UpdatePathAttrs, do
+	// the paths sent to one eBGP peer. Attribute values are never changed once
+	// made (a path that changes one replaces it), so the same values serialize to
+	// the same bytes.
+	attrs := path.GetPathAttrs()
+	if p.lastCage != nil && slices.Equal(attrs, p.lastAttrs) {
+		p.lastCage.paths = append(p.lastCage.paths, path)
+		return
+	}
+
 	// The attributes are serialized once, and the cage key is the hash of these
 	// very bytes (kbgp patch "pack serialize once"): path.GetHash()
 	// serialized them a second time for each path whose hash was not cached, as
 	// every path an export policy changed.
 	attrsB := bytes.NewBuffer(make([]byte, 0))
-	for _, v := range path.GetPathAttrs() {
+	for _, v := range attrs {
 		b, _ := v.Serialize()
 		attrsB.Write(b)
 	}
 	key := fnv1a.AddBytes64(fnv1a.Init64, attrsB.Bytes())
+	p.lastAttrs, p.lastCage = attrs, p.cageFor(key, attrsB.Bytes())
+	p.lastCage.paths = append(p.lastCage.paths, path)
+}
 
-	if cages, y := p.hashmap[key]; y {
-		added := false
-		for _, c := range cages {
-			if bytes.Equal(c.attrsBytes, attrsB.Bytes()) {
-				c.paths = append(c.paths, path)
-				added = true
-				break
-			}
+// cageFor is the cage of the attributes serialized as attrsBytes, whose hash is key,
+// made empty if there is none.
+func (p *packerV4) cageFor(key uint64, attrsBytes []byte) *cage {
+	for _, c := range p.hashmap[key] {
+		if bytes.Equal(c.attrsBytes, attrsBytes) {
+			return c
 		}
-		if !added {
-			p.hashmap[key] = append(p.hashmap[key], newCage(attrsB.Bytes(), path))
-		}
-	} else {
-		p.hashmap[key] = []*cage{newCage(attrsB.Bytes(), path)}
 	}
+	c := &cage{attrsBytes: attrsBytes}
+	p.hashmap[key] = append(p.hashmap[key], c)
+	return c
 }
 
 func (p *packerV4) pack(options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
