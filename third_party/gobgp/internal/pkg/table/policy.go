@@ -19,7 +19,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
 	"reflect"
@@ -355,9 +357,72 @@ func NewPrefix(c oc.Prefix) (*Prefix, error) {
 }
 
 type PrefixSet struct {
-	name   string
-	tree   *bart.Table[[]*Prefix]
+	name string
+	tree *bart.Table[[]*Prefix]
+	// exact holds the entries that match their own prefix alone (a masked
+	// prefix, both ends of the mask-length range its length), out of tree (kbgp
+	// patch "exact prefixes looked up by hash"): a path matches one of them only
+	// by having that very prefix, which a hash finds with a cache miss or two,
+	// where the walk down tree to the same entry takes a miss a level. The entry is
+	// its key; List and ToConfig make its Prefix again.
+	exact  map[netip.Prefix]struct{}
 	family bgp.Family
+}
+
+// isExact reports whether p matches its own prefix alone and can be held in a
+// PrefixSet's exact entries.
+func isExact(p *Prefix) bool {
+	bits := p.Prefix.Bits()
+	return int(p.MasklengthRangeMin) == bits && int(p.MasklengthRangeMax) == bits && p.Prefix == p.Prefix.Masked()
+}
+
+// add puts p in the set: in exact if it matches its own prefix alone, else in tree.
+func (s *PrefixSet) add(p *Prefix) {
+	if isExact(p) {
+		if s.exact == nil {
+			s.exact = make(map[netip.Prefix]struct{})
+		}
+		s.exact[p.Prefix] = struct{}{}
+		return
+	}
+	s.tree.Modify(p.Prefix, func(val []*Prefix, ok bool) ([]*Prefix, bool) {
+		if ok {
+			return append(val, p), false
+		}
+		return []*Prefix{p}, false
+	})
+}
+
+// comparePrefixes orders prefixes by address, then length.
+func comparePrefixes(a, b netip.Prefix) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
+	}
+	return a.Bits() - b.Bits()
+}
+
+// size is the number of entries in the set.
+func (s *PrefixSet) size() int {
+	return s.tree.Size() + len(s.exact)
+}
+
+// all yields the set's entries: tree's in its order, then the exact ones sorted.
+func (s *PrefixSet) all() iter.Seq[*Prefix] {
+	return func(yield func(*Prefix) bool) {
+		for _, ps := range s.tree.All() {
+			for _, p := range ps {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+		for _, k := range slices.SortedFunc(maps.Keys(s.exact), comparePrefixes) {
+			bits := uint8(k.Bits())
+			if !yield(&Prefix{Prefix: k, AddressFamily: s.family, MasklengthRangeMin: bits, MasklengthRangeMax: bits}) {
+				return
+			}
+		}
+	}
 }
 
 func (s *PrefixSet) Name() string {
@@ -374,10 +439,10 @@ func (lhs *PrefixSet) Append(arg DefinedSet) error {
 		return fmt.Errorf("type cast failed")
 	}
 
-	if rhs.tree.Size() == 0 {
+	if rhs.size() == 0 {
 		// if try to append an empty set, then return directly
 		return nil
-	} else if lhs.tree.Size() != 0 && rhs.family != lhs.family {
+	} else if lhs.size() != 0 && rhs.family != lhs.family {
 		return fmt.Errorf("can't append different family")
 	}
 
@@ -389,6 +454,10 @@ func (lhs *PrefixSet) Append(arg DefinedSet) error {
 			return v, false
 		})
 	}
+	if len(rhs.exact) > 0 && lhs.exact == nil {
+		lhs.exact = make(map[netip.Prefix]struct{}, len(rhs.exact))
+	}
+	maps.Copy(lhs.exact, rhs.exact)
 	lhs.family = rhs.family
 	return nil
 }
@@ -416,6 +485,9 @@ func (lhs *PrefixSet) Remove(arg DefinedSet) error {
 			lhs.tree.Insert(r, new)
 		}
 	}
+	for k := range rhs.exact {
+		delete(lhs.exact, k)
+	}
 	return nil
 }
 
@@ -425,32 +497,29 @@ func (lhs *PrefixSet) Replace(arg DefinedSet) error {
 		return fmt.Errorf("type cast failed")
 	}
 	lhs.tree = rhs.tree
+	lhs.exact = rhs.exact
 	lhs.family = rhs.family
 	return nil
 }
 
 func (s *PrefixSet) List() []string {
 	var list []string
-	for _, ps := range s.tree.All() {
-		for _, p := range ps {
-			list = append(list, fmt.Sprintf("%s %d..%d", p.PrefixString(), p.MasklengthRangeMin, p.MasklengthRangeMax))
-		}
+	for p := range s.all() {
+		list = append(list, fmt.Sprintf("%s %d..%d", p.PrefixString(), p.MasklengthRangeMin, p.MasklengthRangeMax))
 	}
 	return list
 }
 
 func (s *PrefixSet) ToConfig() *oc.PrefixSet {
-	list := make([]oc.Prefix, 0, s.tree.Size())
-	for _, ps := range s.tree.All() {
-		for _, p := range ps {
-			c := oc.Prefix{MasklengthRange: fmt.Sprintf("%d..%d", p.MasklengthRangeMin, p.MasklengthRangeMax)}
-			if p.AddressFamily == bgp.RF_RTC_UC {
-				c.RtcPrefix = p.PrefixString()
-			} else {
-				c.IpPrefix = netip.MustParsePrefix(p.PrefixString())
-			}
-			list = append(list, c)
+	list := make([]oc.Prefix, 0, s.size())
+	for p := range s.all() {
+		c := oc.Prefix{MasklengthRange: fmt.Sprintf("%d..%d", p.MasklengthRangeMin, p.MasklengthRangeMax)}
+		if p.AddressFamily == bgp.RF_RTC_UC {
+			c.RtcPrefix = p.PrefixString()
+		} else {
+			c.IpPrefix = netip.MustParsePrefix(p.PrefixString())
 		}
+		list = append(list, c)
 	}
 	return &oc.PrefixSet{
 		PrefixSetName: s.name,
@@ -470,26 +539,16 @@ func NewPrefixSetFromApiStruct(name string, prefixes []*Prefix) (*PrefixSet, err
 	if name == "" {
 		return nil, fmt.Errorf("empty prefix set name")
 	}
-	tree := new(bart.Table[[]*Prefix])
-	var family bgp.Family
+	s := &PrefixSet{name: name, tree: new(bart.Table[[]*Prefix])}
 	for i, x := range prefixes {
 		if i == 0 {
-			family = x.AddressFamily
-		} else if family != x.AddressFamily {
+			s.family = x.AddressFamily
+		} else if s.family != x.AddressFamily {
 			return nil, fmt.Errorf("multiple families")
 		}
-		tree.Modify(x.Prefix, func(val []*Prefix, ok bool) ([]*Prefix, bool) {
-			if ok {
-				return append(val, x), false
-			}
-			return []*Prefix{x}, false
-		})
+		s.add(x)
 	}
-	return &PrefixSet{
-		name:   name,
-		tree:   tree,
-		family: family,
-	}, nil
+	return s, nil
 }
 
 func NewPrefixSet(c oc.PrefixSet) (*PrefixSet, error) {
@@ -500,30 +559,20 @@ func NewPrefixSet(c oc.PrefixSet) (*PrefixSet, error) {
 		}
 		return nil, fmt.Errorf("empty prefix set name")
 	}
-	tree := new(bart.Table[[]*Prefix])
-	var family bgp.Family
+	s := &PrefixSet{name: name, tree: new(bart.Table[[]*Prefix])}
 	for i, x := range c.PrefixList {
 		y, err := NewPrefix(x)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 {
-			family = y.AddressFamily
-		} else if family != y.AddressFamily {
+			s.family = y.AddressFamily
+		} else if s.family != y.AddressFamily {
 			return nil, fmt.Errorf("multiple families")
 		}
-		ps, ok := tree.Get(y.Prefix)
-		if ok {
-			tree.Insert(y.Prefix, append(ps, y))
-		} else {
-			tree.Insert(y.Prefix, []*Prefix{y})
-		}
+		s.add(y)
 	}
-	return &PrefixSet{
-		name:   name,
-		tree:   tree,
-		family: family,
-	}, nil
+	return s, nil
 }
 
 type NextHopSet struct {
@@ -2029,20 +2078,9 @@ func (c *PrefixCondition) Evaluate(path *Path, _ *PolicyOptions) bool {
 	if !r.IsValid() {
 		return false
 	}
-	addr := r.Masked().Addr()
-	masklen := uint8(r.Bits())
-	result := false
-	// Iterate all prefixes in the set and check supernet containment with mask-length range
-	for _, ps := range c.set.tree.Supernets(r) {
-		for _, p := range ps {
-			if p.MasklengthRangeMin <= masklen && masklen <= p.MasklengthRangeMax && p.Prefix.Contains(addr) {
-				result = true
-				break
-			}
-		}
-		if result {
-			break
-		}
+	_, result := c.set.exact[r.Masked()]
+	if !result {
+		result = c.set.treeMatches(r)
 	}
 
 	if c.option == MATCH_OPTION_INVERT {
@@ -2050,6 +2088,22 @@ func (c *PrefixCondition) Evaluate(path *Path, _ *PolicyOptions) bool {
 	}
 
 	return result
+}
+
+// treeMatches reports whether an entry of the set's tree (those with a mask-length
+// range beyond their own length) matches r.
+func (s *PrefixSet) treeMatches(r netip.Prefix) bool {
+	addr := r.Masked().Addr()
+	masklen := uint8(r.Bits())
+	// Iterate all prefixes in the set and check supernet containment with mask-length range
+	for _, ps := range s.tree.Supernets(r) {
+		for _, p := range ps {
+			if p.MasklengthRangeMin <= masklen && masklen <= p.MasklengthRangeMax && p.Prefix.Contains(addr) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *PrefixCondition) Name() string { return c.set.name }
