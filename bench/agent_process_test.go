@@ -25,7 +25,9 @@ type agentProcess struct {
 	ns   *netlab.Namespace
 }
 
-// buildKbgp builds `kbgp` from this checkout into dir.
+// buildKbgp builds `kbgp` from this checkout into dir: the tree the test binary was
+// compiled in (server.RepoRoot), whatever directory it runs in. An A/B comparison
+// needs a test binary compiled in each tree.
 func buildKbgp(t *testing.T, server *apiserver.Server, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "kbgp")

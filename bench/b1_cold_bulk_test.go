@@ -85,6 +85,7 @@ func TestB1ColdBulk(t *testing.T) {
 			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
 			saved()
 			wire := capture.stop(t, l.speakers[name].addr)
+			ft = ft.since(wire.established)
 			t.Logf("pass %d %-5s on the wire: Established → first UPDATE %s, → last UPDATE %s (%d UPDATEs)",
 				pass+1, name, ms(wire.toFirst()), ms(wire.toLast()), wire.updates)
 			wireFirst[name], wireLast[name] = append(wireFirst[name], wire.toFirst()), append(wireLast[name], wire.toLast())

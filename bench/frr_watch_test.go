@@ -62,7 +62,8 @@ func waitNeighbor(t *testing.T, f *netlab.FRR, addr string, timeout time.Duratio
 }
 
 // fullTable is one cold start seen from FRR: the first poll that saw the session
-// Established, the first that saw every prefix, the answer before that one, and the
+// Established (or, re-timed by since, the Established on the wire), the first that
+// saw every prefix, the answer before that one, and the
 // polling's resolution. FRR answers vtysh between UPDATEs, so a large UPDATE being
 // processed stretches the gap between answers.
 type fullTable struct {
@@ -79,6 +80,15 @@ func (ft fullTable) toFirst() time.Duration { return ft.firstRoute.Sub(ft.establ
 // last answer that still lacked prefixes).
 func (ft fullTable) elapsed() time.Duration { return ft.full.Sub(ft.established) }
 func (ft fullTable) atLeast() time.Duration { return max(0, ft.beforeFull.Sub(ft.established)) }
+
+// since re-times ft from established, the session's Established on the wire. The
+// first poll that saw Established can come late: FRR's CLI does not answer while it
+// takes in an UPDATE, and a table of a few extended UPDATEs can arrive whole while the
+// CLI is silent, which read 0 ms from the poll's Established to the full table.
+func (ft fullTable) since(established time.Time) fullTable {
+	ft.established = established
+	return ft
+}
 
 // watchFullTable polls until FRR has accepted want prefixes from addr over an
 // Established session; updatesBefore is updatesRecv before the session came up.

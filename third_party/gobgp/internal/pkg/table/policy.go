@@ -3334,6 +3334,11 @@ func NewLocalPrefAction(value uint32) (*LocalPrefAction, error) {
 
 type OriginAction struct {
 	value oc.BgpOriginAttrType
+	// attr is the ORIGIN every path the action applies to gets (kbgp patch
+	// "origin action shared"): attribute values are never changed once made, so
+	// one serves them all, where a new one a path was garbage and kept the packer
+	// from seeing that the paths share their attributes.
+	attr *bgp.PathAttributeOrigin
 }
 
 func (a *OriginAction) Type() ActionType {
@@ -3341,11 +3346,10 @@ func (a *OriginAction) Type() ActionType {
 }
 
 func (a *OriginAction) Apply(path *Path, _ *PolicyOptions) (*Path, error) {
-	originInt := a.value.ToInt()
-	if originInt == -1 {
+	if a.attr == nil {
 		return nil, fmt.Errorf("internal error: got invalid value for origin action")
 	}
-	path.setPathAttr(bgp.NewPathAttributeOrigin(uint8(originInt)))
+	path.setPathAttr(a.attr)
 	return path, nil
 }
 
@@ -3362,11 +3366,13 @@ func (a *OriginAction) MarshalJSON() ([]byte, error) {
 }
 
 func NewOriginAction(value oc.BgpOriginAttrType) (*OriginAction, error) {
-	if value.ToInt() == -1 {
+	originInt := value.ToInt()
+	if originInt == -1 {
 		return nil, nil
 	}
 	return &OriginAction{
 		value: value,
+		attr:  bgp.NewPathAttributeOrigin(uint8(originInt)),
 	}, nil
 }
 
