@@ -63,9 +63,9 @@ func waitNeighbor(t *testing.T, f *netlab.FRR, addr string, timeout time.Duratio
 
 // fullTable is one cold start seen from FRR: the first poll that saw the session
 // Established (or, re-timed by since, the Established on the wire), the first that
-// saw every prefix, the answer before that one, and the
-// polling's resolution. FRR answers vtysh between UPDATEs, so a large UPDATE being
-// processed stretches the gap between answers.
+// saw every prefix, the answer before that one, and the polling's resolution. FRR
+// answers vtysh between UPDATEs, so a large UPDATE being processed stretches the
+// gap between answers.
 type fullTable struct {
 	established, firstRoute, full, beforeFull time.Time
 	updates                                   int
