@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,6 +107,26 @@ func (a *agentProcess) usage() (cpu time.Duration, rss int64) {
 	rss, _, _ = procRSS(a.proc.PID())
 	return procCPU(a.proc.PID()), rss
 }
+
+// memStats logs where the agent's memory is, as the Go runtime counts it: with the
+// resident set it tells the live heap from the heap Go keeps above it (GOGC's headroom,
+// freed spans not yet returned) and from the rest.
+func (a *agentProcess) memStats(t *testing.T, when string) {
+	t.Helper()
+	out, err := a.ns.ExecTimeout(10*time.Second, "curl", "-sf", "http://127.0.0.1:9080/metrics")
+	if err != nil {
+		t.Errorf("agent metrics: %v: %s", err, out)
+		return
+	}
+	var parts []string
+	for _, m := range memStatRe.FindAllStringSubmatch(out, -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		parts = append(parts, fmt.Sprintf("%s %.1f MiB", m[1], v/(1<<20)))
+	}
+	t.Logf("kbgp agent memory %s: %s", when, strings.Join(parts, ", "))
+}
+
+var memStatRe = regexp.MustCompile(`(?m)^go_memstats_(heap_alloc|heap_inuse|heap_idle|heap_released|next_gc|stack_inuse|sys)_bytes (\S+)$`)
 
 // heapProfile saves the agent's live heap, after a collection, as
 // $KBGP_BENCH_PROFILE_DIR/name when that is set (read it with `go tool pprof -top`).

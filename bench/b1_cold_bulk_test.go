@@ -156,6 +156,7 @@ func loadKbgp(t *testing.T, server *apiserver.Server, l *peerLab, addrs []netip.
 	var mem agentMemory
 	waitQuiet(agent)
 	_, mem.without = agent.usage()
+	agent.memStats(t, "before any Service")
 	start := time.Now()
 	createExternalIPServices(t, server.Client, "bulk", addrs, len(addrs)/bulkServices)
 	mustCreate(t, server.Client, serviceAdvertisement(kbgpv1.ServiceExternalIP))
@@ -163,6 +164,7 @@ func loadKbgp(t *testing.T, server *apiserver.Server, l *peerLab, addrs []netip.
 	mem.load = time.Since(start)
 	waitQuiet(agent)
 	_, mem.with = agent.usage()
+	agent.memStats(t, "with the routes")
 	agent.heapProfile(t, fmt.Sprintf("b1-agent-heap-%d.pb.gz", len(addrs)))
 	_, mem.peak, _ = procRSS(agent.proc.PID())
 	return agent, mem

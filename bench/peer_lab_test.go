@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,22 @@ func serviceAdvertisement(kinds ...kbgpv1.ServiceAddressType) *kbgpv1.BGPAdverti
 			Service: &kbgpv1.ServiceAdvertisement{Addresses: kinds, ExternalIPPrefixes: benchRanges, LoadBalancerIPPrefixes: benchRanges,
 				// The bulk benchmarks put many external IPs on one Service, above the default cap of 8.
 				MaxAddressesPerService: ptr.To[int32](benchMaxAddressesPerService)},
+			Attributes: benchAttributes(),
 		}}},
+	}
+}
+
+// benchAttributes are the attributes kbgp's Services are sent with: none, or with
+// $KBGP_BENCH_ADVERTISE_ATTRIBUTES set a community, a large community and a MED, as
+// many users' advertisements have (each is an action of kbgp's export statements, so
+// this measures what those cost). The other speakers send none either way.
+func benchAttributes() *kbgpv1.BGPAttributes {
+	if os.Getenv("KBGP_BENCH_ADVERTISE_ATTRIBUTES") == "" {
+		return nil
+	}
+	return &kbgpv1.BGPAttributes{
+		Communities: &kbgpv1.BGPCommunities{Standard: []kbgpv1.StandardCommunity{"65001:100"}, Large: []kbgpv1.LargeCommunity{"65001:1:2"}},
+		MED:         ptr.To[int64](50),
 	}
 }
 
