@@ -2614,18 +2614,23 @@ func apiutil2Path(path *apiutil.Path, isVRFTable bool, isWithdraw ...bool) (*tab
 	// extended community or NO_ADVERTISE community, with Tunnel Encapsulation Attribute 23
 	// and tunnel type 15. If it is not the case ignore update and log an error.
 	var nexthop netip.Addr
+	// given is the caller's NEXT_HOP, which an IPv4 path keeps (kbgp patch "api
+	// path attributes taken as given"): attribute values are never changed once
+	// made, so paths added with one share it, as they share the others.
+	var given *bgp.PathAttributeNextHop
 	isMPFlowSpec := false
-	pattrs := make([]bgp.PathAttributeInterface, 0)
-	seen := make(map[bgp.BGPAttrType]struct{})
+	pattrs := make([]bgp.PathAttributeInterface, 0, len(path.Attrs)+1)
+	var seen [256 / 64]uint64
 	for _, a := range path.Attrs {
 		aType := a.GetType()
-		if _, ok := seen[aType]; ok {
+		if seen[aType/64]&(1<<(aType%64)) != 0 {
 			return nil, fmt.Errorf("duplicate path attribute %s", aType)
 		}
-		seen[aType] = struct{}{}
+		seen[aType/64] |= 1 << (aType % 64)
 		switch aType {
 		case bgp.BGP_ATTR_TYPE_NEXT_HOP:
-			nexthop = a.(*bgp.PathAttributeNextHop).Value
+			given = a.(*bgp.PathAttributeNextHop)
+			nexthop = given.Value
 		case bgp.BGP_ATTR_TYPE_MP_REACH_NLRI:
 			mp := a.(*bgp.PathAttributeMpReachNLRI)
 			if len(mp.Value) == 0 {
@@ -2642,8 +2647,12 @@ func apiutil2Path(path *apiutil.Path, isVRFTable bool, isWithdraw ...bool) (*tab
 	}
 
 	if !isVRFTable && path.Family == bgp.RF_IPv4_UC && nexthop.Is4() {
-		attr, _ := bgp.NewPathAttributeNextHop(nexthop)
-		pattrs = append(pattrs, attr)
+		if given != nil && given.Value == nexthop {
+			pattrs = append(pattrs, given)
+		} else {
+			attr, _ := bgp.NewPathAttributeNextHop(nexthop)
+			pattrs = append(pattrs, attr)
+		}
 	} else {
 		attr, _ := bgp.NewPathAttributeMpReachNLRI(path.Family, []bgp.PathNLRI{{NLRI: path.Nlri}}, nexthop)
 		pattrs = append(pattrs, attr)

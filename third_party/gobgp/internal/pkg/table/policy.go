@@ -2871,6 +2871,10 @@ type CommunityAction struct {
 	action     oc.BgpSetCommunityOptionType
 	list       []uint32
 	removeList []*regexp.Regexp
+	// replaced is the COMMUNITIES a replace action with communities sets on every
+	// path it applies to (kbgp patch "replace actions shared"): attribute values
+	// are never changed once made, so one serves them all.
+	replaced *bgp.PathAttributeCommunities
 }
 
 func RegexpRemoveCommunities(path *Path, exps []*regexp.Regexp) {
@@ -2944,6 +2948,10 @@ func (a *CommunityAction) Apply(path *Path, _ *PolicyOptions) (*Path, error) {
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REMOVE:
 		RegexpRemoveCommunities(path, a.removeList)
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE:
+		if a.replaced != nil {
+			path.setPathAttr(a.replaced)
+			break
+		}
 		path.SetCommunities(a.list, true)
 	}
 	return path, nil
@@ -3007,11 +3015,15 @@ func NewCommunityAction(c oc.SetCommunity) (*CommunityAction, error) {
 			list = append(list, comm)
 		}
 	}
-	return &CommunityAction{
+	ca := &CommunityAction{
 		action:     a,
 		list:       list,
 		removeList: removeList,
-	}, nil
+	}
+	if a == oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE && len(list) > 0 {
+		ca.replaced = bgp.NewPathAttributeCommunities(slices.Clone(list))
+	}
+	return ca, nil
 }
 
 type ExtCommunityAction struct {
@@ -3025,6 +3037,11 @@ type ExtCommunityAction struct {
 	list6       []bgp.ExtendedCommunityInterface
 	removeList  []*regexp.Regexp
 	subtypeList []bgp.ExtendedCommunityAttrSubType
+	// replaced8 and replaced6 are the two attributes a replace action sets, made
+	// once for every path it applies to (kbgp patch "replace actions shared"); nil
+	// when the action has no community of that size, which removes the attribute.
+	replaced8 *bgp.PathAttributeExtendedCommunities
+	replaced6 *bgp.PathAttributeIP6ExtendedCommunities
 }
 
 func (a *ExtCommunityAction) Type() ActionType {
@@ -3039,8 +3056,16 @@ func (a *ExtCommunityAction) Apply(path *Path, _ *PolicyOptions) (*Path, error) 
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REMOVE:
 		RegexpRemoveExtCommunities(path, a.removeList, a.subtypeList)
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE:
-		path.SetExtCommunities(a.list8, true)
-		path.SetIP6ExtCommunities(a.list6, true)
+		if a.replaced8 != nil {
+			path.setPathAttr(a.replaced8)
+		} else {
+			path.SetExtCommunities(a.list8, true)
+		}
+		if a.replaced6 != nil {
+			path.setPathAttr(a.replaced6)
+		} else {
+			path.SetIP6ExtCommunities(a.list6, true)
+		}
 	}
 	return path, nil
 }
@@ -3140,20 +3165,32 @@ func NewExtCommunityAction(c oc.SetExtCommunity) (*ExtCommunityAction, error) {
 			subtypeList = append(subtypeList, subtype)
 		}
 	}
-	return &ExtCommunityAction{
+	ea := &ExtCommunityAction{
 		action:      a,
 		list:        list,
 		list8:       list8,
 		list6:       list6,
 		removeList:  removeList,
 		subtypeList: subtypeList,
-	}, nil
+	}
+	if a == oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE {
+		if len(list8) > 0 {
+			ea.replaced8 = bgp.NewPathAttributeExtendedCommunities(slices.Clone(list8))
+		}
+		if len(list6) > 0 {
+			ea.replaced6 = bgp.NewPathAttributeIP6ExtendedCommunities(slices.Clone(list6))
+		}
+	}
+	return ea, nil
 }
 
 type LargeCommunityAction struct {
 	action     oc.BgpSetCommunityOptionType
 	list       []*bgp.LargeCommunity
 	removeList []*regexp.Regexp
+	// replaced is the LARGE_COMMUNITY a replace action with communities sets on
+	// every path it applies to (kbgp patch "replace actions shared").
+	replaced *bgp.PathAttributeLargeCommunities
 }
 
 func (a *LargeCommunityAction) Type() ActionType {
@@ -3167,6 +3204,10 @@ func (a *LargeCommunityAction) Apply(path *Path, _ *PolicyOptions) (*Path, error
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REMOVE:
 		RegexpRemoveLargeCommunities(path, a.removeList)
 	case oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE:
+		if a.replaced != nil {
+			path.setPathAttr(a.replaced)
+			break
+		}
 		path.SetLargeCommunities(a.list, true)
 	}
 	return path, nil
@@ -3226,16 +3267,25 @@ func NewLargeCommunityAction(c oc.SetLargeCommunity) (*LargeCommunityAction, err
 			list = append(list, comm)
 		}
 	}
-	return &LargeCommunityAction{
+	la := &LargeCommunityAction{
 		action:     a,
 		list:       list,
 		removeList: removeList,
-	}, nil
+	}
+	if a == oc.BGP_SET_COMMUNITY_OPTION_TYPE_REPLACE && len(list) > 0 {
+		// Clipped: an add action appends to a path's large communities, and must
+		// not write into the backing array of this shared value.
+		la.replaced = bgp.NewPathAttributeLargeCommunities(slices.Clip(slices.Clone(list)))
+	}
+	return la, nil
 }
 
 type MedAction struct {
 	value  int64
 	action MedActionType
+	// replaced is the MULTI_EXIT_DISC a replace action sets on every path it
+	// applies to, made once (kbgp patch "replace actions shared").
+	replaced *bgp.PathAttributeMultiExitDisc
 }
 
 func (a *MedAction) Type() ActionType {
@@ -3248,6 +3298,10 @@ func (a *MedAction) Apply(path *Path, _ *PolicyOptions) (*Path, error) {
 	case MED_ACTION_MOD:
 		err = path.SetMed(a.value, false)
 	case MED_ACTION_REPLACE:
+		if a.replaced != nil {
+			path.setPathAttr(a.replaced)
+			break
+		}
 		err = path.SetMed(a.value, true)
 	}
 	if err != nil {
@@ -3288,18 +3342,22 @@ func NewMedAction(c oc.BgpSetMedType) (*MedAction, error) {
 		action = MED_ACTION_MOD
 	}
 	value, _ := strconv.ParseInt(string(c), 10, 64)
-	return &MedAction{
-		value:  value,
-		action: action,
-	}, nil
+	return NewMedActionFromApiStruct(action, value), nil
 }
 
 func NewMedActionFromApiStruct(action MedActionType, value int64) *MedAction {
-	return &MedAction{action: action, value: value}
+	a := &MedAction{action: action, value: value}
+	if action == MED_ACTION_REPLACE {
+		a.replaced = bgp.NewPathAttributeMultiExitDisc(uint32(value))
+	}
+	return a
 }
 
 type LocalPrefAction struct {
 	value uint32
+	// attr is the LOCAL_PREF every path the action applies to gets, made once
+	// (kbgp patch "replace actions shared").
+	attr *bgp.PathAttributeLocalPref
 }
 
 func (a *LocalPrefAction) Type() ActionType {
@@ -3307,7 +3365,7 @@ func (a *LocalPrefAction) Type() ActionType {
 }
 
 func (a *LocalPrefAction) Apply(path *Path, _ *PolicyOptions) (*Path, error) {
-	path.setPathAttr(bgp.NewPathAttributeLocalPref(a.value))
+	path.setPathAttr(a.attr)
 	return path, nil
 }
 
@@ -3329,6 +3387,7 @@ func NewLocalPrefAction(value uint32) (*LocalPrefAction, error) {
 	}
 	return &LocalPrefAction{
 		value: value,
+		attr:  bgp.NewPathAttributeLocalPref(value),
 	}, nil
 }
 
