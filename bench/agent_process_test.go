@@ -128,6 +128,24 @@ func (a *agentProcess) memStats(t *testing.T, when string) {
 
 var memStatRe = regexp.MustCompile(`(?m)^go_memstats_(heap_alloc|heap_inuse|heap_idle|heap_released|next_gc|stack_inuse|sys)_bytes (\S+)$`)
 
+// liveHeap is the agent's live heap: its HeapAlloc right after a collection, which
+// the pprof endpoint forces before it writes the heap profile with the runtime's
+// MemStats (debug=1). Unlike the resident set it holds no garbage, so it does not
+// depend on when the agent last collected.
+func (a *agentProcess) liveHeap(t *testing.T) int64 {
+	t.Helper()
+	out, err := a.ns.ExecTimeout(time.Minute, "curl", "-sf", "http://127.0.0.1:9082/debug/pprof/heap?gc=1&debug=1")
+	m := heapAllocRe.FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Errorf("agent live heap: %v: %.200s", err, out)
+		return 0
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
+}
+
+var heapAllocRe = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
+
 // heapProfile saves the agent's live heap, after a collection, as
 // $KBGP_BENCH_PROFILE_DIR/name when that is set (read it with `go tool pprof -top`).
 func (a *agentProcess) heapProfile(t *testing.T, name string) {

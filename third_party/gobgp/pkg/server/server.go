@@ -2619,7 +2619,10 @@ func apiutil2Path(path *apiutil.Path, isVRFTable bool, isWithdraw ...bool) (*tab
 	// made, so paths added with one share it, as they share the others.
 	var given *bgp.PathAttributeNextHop
 	isMPFlowSpec := false
-	pattrs := make([]bgp.PathAttributeInterface, 0, len(path.Attrs)+1)
+	// The next hop given leaves the list and comes back as one attribute: len(path.Attrs)
+	// holds them all when one was given (a list with room for one more would be a size
+	// class larger).
+	pattrs := make([]bgp.PathAttributeInterface, 0, len(path.Attrs))
 	var seen [256 / 64]uint64
 	for _, a := range path.Attrs {
 		aType := a.GetType()

@@ -275,17 +275,22 @@ func NewPeerGroupInfo(g *oc.Global, p *oc.PeerGroup) *PeerInfo {
 type destination struct {
 	nlri          bgp.NLRI // not mutable
 	knownPathList []*Path
-	localIdMap    *Bitmap
+	// localIdMap is nil in a destination made with no map (kbgp patch "no path ID
+	// map where none is kept"): an Adj-RIB's destinations, snapshots and the
+	// destinations of a table's copies allocate no path IDs, and an empty map a
+	// destination was 24 bytes for each route a peer sent. Calculate makes it on
+	// first use, as empty as the one it replaces.
+	localIdMap *Bitmap
 }
 
 func newDestination(nlri bgp.NLRI, mapSize int, known ...*Path) *destination {
 	d := &destination{
 		nlri:          nlri,
 		knownPathList: known,
-		localIdMap:    NewBitmap(mapSize),
 	}
-	// the id zero means id is not allocated yet.
 	if mapSize != 0 {
+		d.localIdMap = NewBitmap(mapSize)
+		// the id zero means id is not allocated yet.
 		d.localIdMap.Flag(0)
 	}
 	return d
@@ -382,7 +387,7 @@ func (dest *destination) Calculate(logger *slog.Logger, newPath *Path) (*Update,
 	if newPath.IsWithdraw {
 		oldPath = dest.explicitWithdraw(logger, newPath)
 		if oldPath != nil && newPath.IsDropped() {
-			if id := oldPath.localID; id != 0 {
+			if id := oldPath.localID; id != 0 && dest.localIdMap != nil {
 				dest.localIdMap.Unflag(uint(id))
 			}
 		}
@@ -393,6 +398,9 @@ func (dest *destination) Calculate(logger *slog.Logger, newPath *Path) (*Update,
 
 	for _, path := range dest.knownPathList {
 		if path.localID == 0 {
+			if dest.localIdMap == nil {
+				dest.localIdMap = NewBitmap(0)
+			}
 			id, err := dest.localIdMap.FindandSetZeroBit()
 			if err != nil {
 				dest.localIdMap.Expand()

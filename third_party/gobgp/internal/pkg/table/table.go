@@ -442,11 +442,13 @@ func (t *Table) getOrCreateDest(shard *destinationShard, nlri bgp.NLRI, size int
 // Caller must hold the shard lock before calling this.
 func (t *Table) deleteDest(shard *destinationShard, dest *destination) {
 	count := 0
-	for _, v := range dest.localIdMap.bitmap {
-		count += bits.OnesCount64(v)
-	}
-	if len(dest.localIdMap.bitmap) != 0 && count != 1 {
-		return
+	if dest.localIdMap != nil {
+		for _, v := range dest.localIdMap.bitmap {
+			count += bits.OnesCount64(v)
+		}
+		if len(dest.localIdMap.bitmap) != 0 && count != 1 {
+			return
+		}
 	}
 
 	nlri := dest.GetNlri()
