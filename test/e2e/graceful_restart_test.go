@@ -33,7 +33,8 @@ const grRoutes = 60000
 // stopped with SIGTERM and started again never makes FRR's or BIRD's table shrink — the
 // new agent says it kept its forwarding state (F bit), so both keep the stale routes
 // until the new End-of-RIB — and the negative control, the same restart without the
-// marker the graceful stop left, shows the loss at both.
+// marker the graceful stop left, shows that neither router sees the F bit then and
+// that BIRD's table empties (see the control for why FRR's shrinking is not required).
 func TestGracefulRestartKeepsEveryRoute(t *testing.T) {
 	lab := netlab.New(t)
 	gr := grTopology(t, lab, "e2e-gr-", grRoutes, 120)
@@ -66,8 +67,16 @@ func TestGracefulRestartKeepsEveryRoute(t *testing.T) {
 	})
 	t.Run("negative control: the same restart without the marker and checkpoint loses the routes", func(t *testing.T) {
 		agent = restartAgent(t, lab, agent, gr.nodeName, true)
+		// BIRD's table must show the loss: it is the proof that the samplers see one.
+		// FRR's need not. Without the F bit FRR flushes the stale routes as the session
+		// comes up and takes the new agent's table in the UPDATEs right after, and its
+		// CLI, which the sampler reads, need not answer between the two. Since GoBGP
+		// patch 0034 made the agent's loading faster, FRR read 60,000 in all 290
+		// samples of a CI run and in 4 of 6 local runs, where two runs of the build
+		// before read 7,168 and 31,744. That FRR was not told to keep the routes is
+		// checked below (no F bit).
 		for table, least := range sampleUntilSettled(t, grRoutes, gr.tables()...) {
-			if least >= grRoutes {
+			if _, bird := table.(birdTable); bird && least >= grRoutes {
 				t.Errorf("without the marker %s's table never shrank (least %d): the control cannot tell", table, least)
 			}
 			t.Logf("without the marker %s's table fell to %d routes", table, least)
