@@ -142,9 +142,16 @@ func (d *sharedData) propagateBucket(path *table.Path) *sync.Mutex {
 	}
 	// note: we can't use path.GetNlri().Serialize() here as peer.sentPaths is indexed by destLocalKey
 	// The key is hashed as it is: the family's name joined to the prefix made a
-	// string (an allocation past 32 bytes) for every path propagated.
-	idx := maphash.Comparable(d.bucketSeed, path.GetDestLocalKey()) % uint64(len(d.propagateBuckets))
-	return &d.propagateBuckets[idx]
+	// string (an allocation past 32 bytes) for every path propagated. An IP prefix is
+	// hashed as sentPaths keys it, not by its text, which a path no longer keeps (kbgp
+	// patch "no prefix text kept a path"); a destination always takes the same way.
+	var idx uint64
+	if key, ok := ipDestOf(path); ok {
+		idx = maphash.Comparable(d.bucketSeed, key)
+	} else {
+		idx = maphash.Comparable(d.bucketSeed, path.GetDestLocalKey())
+	}
+	return &d.propagateBuckets[idx%uint64(len(d.propagateBuckets))]
 }
 
 type BgpServer struct {

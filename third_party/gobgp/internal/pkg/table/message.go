@@ -709,14 +709,35 @@ func CreateUpdateMsgFromPaths(pathList []*Path, options ...*bgp.MarshallingOptio
 	// Since sendMessageloop coalesces outgoing BGP UPDATE messages and
 	// the packers emit withdrawals before announcements, we should keep only the
 	// last action for each NLRI/path-id within one packing pass.
-	last := make(map[PathLocalKey]*Path, len(pathList))
+	last := make(map[packKey]*Path, len(pathList))
 	for _, path := range pathList {
 		if path == nil || path.IsEOR() {
 			continue
 		}
-		last[path.GetLocalKey()] = path
+		last[packKeyOf(path)] = path
 	}
 	return createUpdateMsgs(pathList, last, options...)
+}
+
+// packKey is a path's destination and path ID as CreateUpdateMsgFromPaths finds the
+// last action on each (kbgp patch "no prefix text kept a path"): an IP prefix as it
+// is, where GetLocalKey would make its text for every path packed; another NLRI by
+// its text, as GetLocalKey.
+type packKey struct {
+	family bgp.Family
+	ip     netip.Prefix
+	text   string
+	id     uint32
+}
+
+func packKeyOf(path *Path) packKey {
+	k := packKey{family: path.GetFamily(), id: path.localID}
+	if nlri, ok := path.GetNlri().(*bgp.IPAddrPrefix); ok {
+		k.ip = nlri.Prefix
+	} else {
+		k.text = path.GetNlri().String()
+	}
+	return k
 }
 
 // CreateUpdateMsgFromDistinctPaths packs paths of which no two have the same
@@ -730,7 +751,7 @@ func CreateUpdateMsgFromDistinctPaths(pathList []*Path, options ...*bgp.Marshall
 
 // createUpdateMsgs packs pathList; with last, only the path that last names a
 // destination and path ID.
-func createUpdateMsgs(pathList []*Path, last map[PathLocalKey]*Path, options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
+func createUpdateMsgs(pathList []*Path, last map[packKey]*Path, options ...*bgp.MarshallingOption) []*bgp.BGPMessage {
 	msgs := make([]*bgp.BGPMessage, 0, len(pathList))
 
 	m := make(map[bgp.Family]packerInterface)
@@ -750,7 +771,7 @@ func createUpdateMsgs(pathList []*Path, last map[PathLocalKey]*Path, options ...
 			add(path)
 			continue
 		}
-		if last != nil && last[path.GetLocalKey()] != path {
+		if last != nil && last[packKeyOf(path)] != path {
 			continue
 		}
 		add(path)

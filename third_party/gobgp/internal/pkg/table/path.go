@@ -88,9 +88,11 @@ func NewBitmap(size int) *Bitmap {
 	return b
 }
 
+// originInfo holds no text of its NLRI (kbgp patch "no prefix text kept a path"):
+// every path in a RIB or an Adj-RIB-In made one, 32 bytes a route with the string,
+// for keys GetDestLocalKey now makes when asked.
 type originInfo struct {
 	nlri               bgp.NLRI
-	nlriString         string
 	source             *PeerInfo
 	timestamp          int64
 	noImplicitWithdraw bool
@@ -189,14 +191,9 @@ func NewPath(family bgp.Family, source *PeerInfo, pathnlri bgp.PathNLRI, isWithd
 	if !isWithdraw && pattrs == nil {
 		return nil
 	}
-	nlriString := ""
-	if pathnlri.NLRI != nil {
-		nlriString = pathnlri.NLRI.String()
-	}
 	return &Path{
 		info: &originInfo{
 			nlri:               pathnlri.NLRI,
-			nlriString:         nlriString,
 			source:             source,
 			timestamp:          timestamp.Unix(),
 			noImplicitWithdraw: noImplicitWithdraw,
@@ -679,11 +676,18 @@ func (path *Path) GetLocalKey() PathLocalKey {
 	}
 }
 
-// GetDestLocalKey identifies the path destination in the local BGP server.
+// GetDestLocalKey identifies the path destination in the local BGP server. Its
+// prefix text is made on each call (kbgp patch "no prefix text kept a path"): the
+// paths of IP prefixes are keyed otherwise where it is hot (sentPaths, the propagation
+// buckets, CreateUpdateMsgFromPaths).
 func (path *Path) GetDestLocalKey() PathDestLocalKey {
+	var prefix string
+	if nlri := path.GetNlri(); nlri != nil {
+		prefix = nlri.String()
+	}
 	return PathDestLocalKey{
 		Family: path.GetFamily(),
-		Prefix: path.OriginInfo().nlriString,
+		Prefix: prefix,
 	}
 }
 
