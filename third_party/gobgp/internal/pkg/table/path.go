@@ -144,7 +144,10 @@ type Path struct {
 	info      *originInfo
 	parent    *Path
 	pathAttrs []bgp.PathAttributeInterface
-	dels      []bgp.BGPAttrType
+	// dels are the attribute types this path deletes from its parent's, nil when it
+	// deletes none (kbgp patch "deleted attribute types a set"): a slice was 24 bytes
+	// of every path, and a path of 88 bytes took 96; with a pointer it takes 80.
+	dels      *attrTypeSet
 	attrsHash atomic.Uint64
 	localID   uint32
 	remoteID  uint32
@@ -545,14 +548,14 @@ func (path *Path) GetPathAttrs() []bgp.PathAttributeInterface {
 	set := setBuf[:0] // the nearest derived path's attribute of each type
 	p := path
 	for ; p.parent != nil; p = p.parent {
-		deleted.add(p.dels)
+		deleted.union(p.dels)
 		for _, a := range p.pathAttrs {
 			if typ := a.GetType(); !deleted.has(typ) && indexOfType(set, typ) < 0 {
 				set = append(set, a)
 			}
 		}
 	}
-	deleted.add(p.dels)
+	deleted.union(p.dels)
 	list := make([]bgp.PathAttributeInterface, 0, len(p.pathAttrs)+len(set))
 	// we assume that the original pathAttrs are
 	// in order, that is, other bgp speakers send
@@ -585,9 +588,16 @@ func (path *Path) GetPathAttrs() []bgp.PathAttributeInterface {
 // attrTypeSet is a set of attribute types, one bit a type.
 type attrTypeSet [4]uint64
 
-func (s *attrTypeSet) add(types []bgp.BGPAttrType) {
-	for _, t := range types {
-		s[t/64] |= 1 << (t % 64)
+func (s *attrTypeSet) set(t bgp.BGPAttrType) {
+	s[t/64] |= 1 << (t % 64)
+}
+
+// union adds the types of o, none when o is nil.
+func (s *attrTypeSet) union(o *attrTypeSet) {
+	if o != nil {
+		for i := range s {
+			s[i] |= o[i]
+		}
 	}
 }
 
@@ -609,7 +619,7 @@ func indexOfType(attrs []bgp.PathAttributeInterface, typ bgp.BGPAttrType) int {
 func (path *Path) getPathAttr(typ bgp.BGPAttrType) bgp.PathAttributeInterface {
 	p := path
 	for {
-		if slices.Contains(p.dels, typ) {
+		if p.dels != nil && p.dels.has(typ) {
 			return nil
 		}
 		for _, a := range p.pathAttrs {
@@ -641,11 +651,10 @@ func (path *Path) setPathAttr(a bgp.PathAttributeInterface) {
 
 func (path *Path) delPathAttr(typ bgp.BGPAttrType) {
 	path.attrsHash.Store(0)
-	if len(path.dels) == 0 {
-		path.dels = []bgp.BGPAttrType{typ}
-	} else {
-		path.dels = append(path.dels, typ)
+	if path.dels == nil {
+		path.dels = new(attrTypeSet)
 	}
+	path.dels.set(typ)
 }
 
 // return Path's string representation

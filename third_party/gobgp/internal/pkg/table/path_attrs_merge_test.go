@@ -112,8 +112,10 @@ func getPathAttrsUpstream(path *Path) []bgp.PathAttributeInterface {
 	modified := make(map[uint]bgp.PathAttributeInterface)
 	p := path
 	for {
-		for _, t := range p.dels {
-			deleted.Flag(uint(t))
+		for t := range uint(256) {
+			if p.dels != nil && p.dels.has(bgp.BGPAttrType(t)) {
+				deleted.Flag(t)
+			}
 		}
 		if p.parent == nil {
 			list := PathAttrs(make([]bgp.PathAttributeInterface, 0, len(p.pathAttrs)))
