@@ -159,14 +159,9 @@ func (adj *AdjRib) walkActive(families []bgp.Family, fn func(*destination) bool)
 		for _, shard := range t.destinations.made() {
 			shard.mu.Lock()
 			stop := false
-			for _, dests := range shard.mp {
-				for _, d := range dests {
-					if fn(d) {
-						stop = true
-						break
-					}
-				}
-				if stop {
+			for d := range shard.all() {
+				if fn(d) {
+					stop = true
 					break
 				}
 			}

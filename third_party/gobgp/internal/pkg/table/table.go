@@ -18,10 +18,12 @@ package table
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math/bits"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,7 +108,105 @@ func tableKey(nlri bgp.NLRI) addrPrefixKey {
 // that protects both map operations and destination data within this shard.
 type destinationShard struct {
 	mu *sync.RWMutex
-	mp map[addrPrefixKey][]*destination
+	// mp holds the destination of each key, more the further destinations of a key
+	// whose 64-bit hash two prefixes share (kbgp patch "a destination a key"): a
+	// list a key was 24 bytes in each slot and a list of one of every destination,
+	// and a walk of the table loaded the list before the destination, for a
+	// collision that hardly ever happens.
+	mp   map[addrPrefixKey]*destination
+	more map[addrPrefixKey][]*destination
+}
+
+// find is the destination of nlri, whose key is key; nil if there is none.
+func (s *destinationShard) find(key addrPrefixKey, nlri bgp.NLRI) *destination {
+	dest, ok := s.mp[key]
+	if !ok {
+		return nil
+	}
+	if AddrPrefixOnlyCompare(dest.nlri, nlri) == 0 {
+		return dest
+	}
+	for _, d := range s.more[key] {
+		if AddrPrefixOnlyCompare(d.nlri, nlri) == 0 {
+			return d
+		}
+	}
+	return nil
+}
+
+// put stores dest under key, in place of the destination of its NLRI if there is
+// one, and reports whether it added a destination to a key another NLRI has.
+func (s *destinationShard) put(key addrPrefixKey, dest *destination) (collision bool) {
+	first, ok := s.mp[key]
+	if !ok || AddrPrefixOnlyCompare(first.nlri, dest.nlri) == 0 {
+		s.mp[key] = dest
+		return false
+	}
+	for i, d := range s.more[key] {
+		if AddrPrefixOnlyCompare(d.nlri, dest.nlri) == 0 {
+			s.more[key][i] = dest
+			return false
+		}
+	}
+	if s.more == nil {
+		s.more = make(map[addrPrefixKey][]*destination)
+	}
+	s.more[key] = append(s.more[key], dest)
+	return true
+}
+
+// remove drops the destination of nlri, whose key is key, if there is one.
+func (s *destinationShard) remove(key addrPrefixKey, nlri bgp.NLRI) {
+	first, ok := s.mp[key]
+	if !ok {
+		return
+	}
+	more := s.more[key]
+	if AddrPrefixOnlyCompare(first.nlri, nlri) == 0 {
+		if len(more) == 0 {
+			delete(s.mp, key)
+			return
+		}
+		s.mp[key], more = more[0], more[1:]
+	} else {
+		i := slices.IndexFunc(more, func(d *destination) bool { return AddrPrefixOnlyCompare(d.nlri, nlri) == 0 })
+		if i < 0 {
+			return
+		}
+		more = slices.Delete(more, i, i+1)
+	}
+	if len(more) == 0 {
+		delete(s.more, key)
+	} else {
+		s.more[key] = more
+	}
+}
+
+// all yields the shard's destinations.
+func (s *destinationShard) all() iter.Seq[*destination] {
+	return func(yield func(*destination) bool) {
+		for _, dest := range s.mp {
+			if !yield(dest) {
+				return
+			}
+		}
+		for _, dests := range s.more {
+			for _, dest := range dests {
+				if !yield(dest) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// collisions is the number of destinations beyond the first of their key.
+func (s *destinationShard) collisions() int {
+	n := 0
+	for _, dests := range s.more {
+		n += len(dests)
+	}
+	return n
 }
 
 const destinationShardCount = 2048
@@ -130,7 +230,7 @@ func (d *Destinations) getShard(nlri bgp.NLRI) *destinationShard {
 	if shard := d.shards[i].Load(); shard != nil {
 		return shard
 	}
-	shard := &destinationShard{mu: &sync.RWMutex{}, mp: make(map[addrPrefixKey][]*destination)}
+	shard := &destinationShard{mu: &sync.RWMutex{}, mp: make(map[addrPrefixKey]*destination)}
 	if d.shards[i].CompareAndSwap(nil, shard) {
 		return shard
 	}
@@ -153,10 +253,8 @@ func (d *Destinations) made() []*destinationShard {
 func (d *Destinations) iterateAllDestinations(fn func(*destination)) {
 	for _, shard := range d.made() {
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			for _, dest := range dests {
-				fn(dest)
-			}
+		for dest := range shard.all() {
+			fn(dest)
 		}
 		shard.mu.RUnlock()
 	}
@@ -167,16 +265,8 @@ func (d *Destinations) Get(nlri bgp.NLRI) *destination {
 	shard.mu.RLock()
 	defer shard.mu.RUnlock()
 
-	key := tableKey(nlri)
-	dests, ok := shard.mp[key]
-	if !ok {
-		return nil
-	}
-
-	for _, dest := range dests {
-		if AddrPrefixOnlyCompare(dest.nlri, nlri) == 0 {
-			return dest.snapshot()
-		}
+	if dest := shard.find(tableKey(nlri), nlri); dest != nil {
+		return dest.snapshot()
 	}
 	return nil
 }
@@ -186,25 +276,7 @@ func (d *Destinations) InsertUpdate(dest *destination) (collision bool) {
 	shard.mu.Lock()
 	defer shard.mu.Unlock()
 
-	nlri := dest.nlri
-	key := tableKey(nlri)
-	new := false
-	if _, ok := shard.mp[key]; !ok {
-		shard.mp[key] = make([]*destination, 0)
-		new = true
-	}
-	for i, v := range shard.mp[key] {
-		if AddrPrefixOnlyCompare(v.nlri, nlri) == 0 {
-			shard.mp[key][i] = dest
-			return collision
-		}
-	}
-	if !new {
-		// we have collision
-		collision = true
-	}
-	shard.mp[key] = append(shard.mp[key], dest)
-	return collision
+	return shard.put(tableKey(dest.nlri), dest)
 }
 
 func macKeyHash(rt bgp.ExtendedCommunityInterface, mac net.HardwareAddr) macKey {
@@ -419,22 +491,11 @@ func (t *Table) validatePath(path *Path) {
 // Caller must hold the shard lock before calling this.
 func (t *Table) getOrCreateDest(shard *destinationShard, nlri bgp.NLRI, size int) *destination {
 	key := tableKey(nlri)
-
-	// Check if destination already exists
-	if dests, ok := shard.mp[key]; ok {
-		for _, dest := range dests {
-			if AddrPrefixOnlyCompare(dest.nlri, nlri) == 0 {
-				return dest
-			}
-		}
+	if dest := shard.find(key, nlri); dest != nil {
+		return dest
 	}
-
-	// Create and insert new destination
 	dest := newDestination(nlri, size)
-	if _, ok := shard.mp[key]; !ok {
-		shard.mp[key] = make([]*destination, 0)
-	}
-	shard.mp[key] = append(shard.mp[key], dest)
+	shard.put(key, dest)
 	return dest
 }
 
@@ -456,15 +517,7 @@ func (t *Table) deleteDest(shard *destinationShard, dest *destination) {
 	if _, ok := shard.mp[key]; !ok {
 		return
 	}
-	for i, v := range shard.mp[key] {
-		if AddrPrefixOnlyCompare(v.nlri, nlri) == 0 {
-			shard.mp[key] = append(shard.mp[key][:i], shard.mp[key][i+1:]...)
-			if len(shard.mp[key]) == 0 {
-				delete(shard.mp, key)
-			}
-			break
-		}
-	}
+	shard.remove(key, nlri)
 
 	// Clean up EVPN mac index
 	if evpnNlri, ok := nlri.(*bgp.EVPNNLRI); ok {
@@ -574,17 +627,9 @@ func (t *Table) SelectDestination(nlri bgp.NLRI, option DestinationSelectOption)
 	shard.mu.RLock()
 	defer shard.mu.RUnlock()
 
-	key := tableKey(nlri)
-	dests, ok := shard.mp[key]
-	if !ok {
-		return nil
-	}
-
-	for _, dest := range dests {
-		if AddrPrefixOnlyCompare(dest.nlri, nlri) == 0 {
-			// Call Select while holding lock, which returns a new destination
-			return dest.Select(option)
-		}
+	if dest := shard.find(tableKey(nlri), nlri); dest != nil {
+		// Call Select while holding lock, which returns a new destination
+		return dest.Select(option)
 	}
 	return nil
 }
@@ -703,8 +748,8 @@ func (t *Table) setDestination(dst *destination) {
 		shard.mu.RLock()
 		key := tableKey(dst.GetNlri())
 		firstPrefix := ""
-		if dests, ok := shard.mp[key]; ok && len(dests) > 0 {
-			firstPrefix = dests[0].GetNlri().String()
+		if first, ok := shard.mp[key]; ok {
+			firstPrefix = first.GetNlri().String()
 		}
 		shard.mu.RUnlock()
 
@@ -732,12 +777,10 @@ func (t *Table) Bests(id string, as uint32) []*Path {
 
 	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			for _, dest := range dests {
-				path := dest.GetBestPath(id, as)
-				if path != nil {
-					paths = append(paths, path)
-				}
+		for dest := range shard.all() {
+			path := dest.GetBestPath(id, as)
+			if path != nil {
+				paths = append(paths, path)
 			}
 		}
 		shard.mu.RUnlock()
@@ -756,11 +799,9 @@ func (t *Table) bestsOfShards(id string, as uint32, from int, fn func(shard int,
 		}
 		var paths []*Path
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			for _, dest := range dests {
-				if path := dest.GetBestPath(id, as); path != nil {
-					paths = append(paths, path)
-				}
+		for dest := range shard.all() {
+			if path := dest.GetBestPath(id, as); path != nil {
+				paths = append(paths, path)
 			}
 		}
 		shard.mu.RUnlock()
@@ -785,12 +826,10 @@ func (t *Table) MultiBests(id string) [][]*Path {
 
 	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			for _, dest := range dests {
-				path := dest.GetMultiBestPath(id)
-				if path != nil {
-					paths = append(paths, path)
-				}
+		for dest := range shard.all() {
+			path := dest.GetMultiBestPath(id)
+			if path != nil {
+				paths = append(paths, path)
 			}
 		}
 		shard.mu.RUnlock()
@@ -803,10 +842,8 @@ func (t *Table) GetKnownPathList(id string, as uint32) []*Path {
 
 	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			for _, dest := range dests {
-				paths = append(paths, dest.GetKnownPathList(id, as)...)
-			}
+		for dest := range shard.all() {
+			paths = append(paths, dest.GetKnownPathList(id, as)...)
 		}
 		shard.mu.RUnlock()
 	}
@@ -1055,14 +1092,12 @@ func (t *Table) Select(option ...TableSelectOption) (*Table, error) {
 		// are called while holding the appropriate lock
 		for _, shard := range t.destinations.made() {
 			shard.mu.RLock()
-			for _, dests := range shard.mp {
-				for _, dest := range dests {
-					if d := dest.Select(dOption); d != nil {
-						// setDestination expects to receive destinations that can be
-						// safely stored (snapshots or newly created). Since Select()
-						// returns a new destination, this is safe.
-						r.setDestination(d)
-					}
+			for dest := range shard.all() {
+				if d := dest.Select(dOption); d != nil {
+					// setDestination expects to receive destinations that can be
+					// safely stored (snapshots or newly created). Since Select()
+					// returns a new destination, this is safe.
+					r.setDestination(d)
 				}
 			}
 			shard.mu.RUnlock()
@@ -1103,27 +1138,23 @@ func (t *Table) Info(option ...TableInfoOptions) *TableInfo {
 
 	for _, shard := range t.destinations.made() {
 		shard.mu.RLock()
-		for _, dests := range shard.mp {
-			if len(dests) > 1 {
-				numC += len(dests) - 1
-			}
-			for _, d := range dests {
-				paths := d.GetKnownPathList(id, as)
-				n := len(paths)
+		numC += shard.collisions()
+		for d := range shard.all() {
+			paths := d.GetKnownPathList(id, as)
+			n := len(paths)
 
-				if vrf != nil {
-					ps := make([]*Path, 0, len(paths))
-					for _, p := range paths {
-						if CanImportToVrf(vrf, p) {
-							ps = append(ps, p.ToLocal())
-						}
+			if vrf != nil {
+				ps := make([]*Path, 0, len(paths))
+				for _, p := range paths {
+					if CanImportToVrf(vrf, p) {
+						ps = append(ps, p.ToLocal())
 					}
-					n = len(ps)
 				}
-				if n != 0 {
-					numD++
-					numP += n
-				}
+				n = len(ps)
+			}
+			if n != 0 {
+				numD++
+				numP += n
 			}
 		}
 		shard.mu.RUnlock()

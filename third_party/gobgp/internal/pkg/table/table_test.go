@@ -228,7 +228,7 @@ func TestTableDestinationsCollision(t *testing.T) {
 	k := tableKey(pathT[0].GetNlri())
 	shard := ipv4t.destinations.getShard(pathT[0].GetNlri())
 	shard.mu.Lock()
-	shard.mp[k] = []*destination{newDestination(pathT[1].GetNlri(), 0)}
+	shard.mp[k] = newDestination(pathT[1].GetNlri(), 0)
 	shard.mu.Unlock()
 
 	for _, path := range pathT {
