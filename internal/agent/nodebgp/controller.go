@@ -65,12 +65,12 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		pacer:      exports.NewPacer(exports.WeightInterval),
 		coverage:   newCoverage(),
 	}
-	r.serviceCIDRs = &serviceCIDRWatch{discovery: c.Clientset.Discovery(), clientset: c.Clientset, logger: c.Logger, changed: func() {
+	r.serviceCIDRs = newServiceCIDRWatch(c.Clientset.Discovery(), c.Clientset, c.Logger, func() {
 		select { // one pending event is enough: it re-reads every ServiceCIDR
 		case r.cidrEvents <- event.GenericEvent{Object: &networkingv1.ServiceCIDR{}}:
 		default:
 		}
-	}}
+	})
 	if err := mgr.Add(r.serviceCIDRs); err != nil {
 		return nil, err
 	}

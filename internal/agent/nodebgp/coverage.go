@@ -42,16 +42,22 @@ type coverage struct {
 func newCoverage() *coverage { return &coverage{latest: map[request]uint64{}} }
 
 // event numbers an event that makes req (initial: of a watch's initial list) and
-// returns req.
-func (c *coverage) event(req request, initial bool) request {
+// reports whether req must be queued: not when an earlier event's req is still to be
+// taken. That one is queued, or the worker has got it and is about to take it; then
+// adding req again would run it a second time (the queue re-adds what is added while
+// it is processed) for an event the first run reads anyway. One Service's
+// EndpointSlice and the Service itself make the same request, so at start-up this is
+// common.
+func (c *coverage) event(req request, initial bool) (queue bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, pending := c.latest[req]
 	if !initial {
 		c.latest[req] = c.seq.Add(1)
-	} else if _, ok := c.latest[req]; !ok {
+	} else if !pending {
 		c.latest[req] = 0
 	}
-	return req
+	return !pending
 }
 
 // take takes req off the books as its reconcile begins. It reports whether a full
@@ -79,7 +85,9 @@ func (c *coverage) handler(toRequests func(client.Object) []request) handler.Typ
 	add := func(q workqueue.TypedRateLimitingInterface[request], initial bool, objs ...client.Object) {
 		for _, o := range objs {
 			for _, req := range toRequests(o) {
-				q.Add(c.event(req, initial))
+				if c.event(req, initial) {
+					q.Add(req)
+				}
 			}
 		}
 	}

@@ -1,11 +1,16 @@
 package nodebgp
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -133,5 +138,52 @@ func TestAFullBuildsWaitRequeuesTheWholeNode(t *testing.T) {
 	got, _ := q.Get()
 	if got != nodeRequest {
 		t.Fatalf("queued %+v, want the whole node's request", got)
+	}
+}
+
+// TestARequestMadeTwiceRunsOnce: two events make one request (a Service's and its
+// EndpointSlice's, both of the initial list at start-up). The second comes after the
+// worker got the request but before it took it: the run reads both, so the request is
+// not queued again; had the queue got it again while processing it, the run after
+// would set the Service a second time with no event to cover. A second event after
+// the take queues it again, covered by the build the first run made.
+func TestARequestMadeTwiceRunsOnce(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
+	a := serviceRequest(types.NamespacedName{Namespace: "ns", Name: "a"})
+	initial := event.TypedCreateEvent[client.Object]{Object: svc, IsInInitialList: true}
+	for _, secondBeforeTake := range []bool{true, false} {
+		c := newCoverage()
+		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[request]())
+		h := c.handler(func(client.Object) []request { return []request{a} })
+		h.Create(context.Background(), initial, q)
+		got, _ := q.Get()
+		if secondBeforeTake {
+			h.Create(context.Background(), initial, q)
+		}
+		// The first request builds everything (nothing was built yet).
+		covered, start := c.take(got)
+		if covered {
+			t.Fatalf("second event before the take %v: the first request was covered", secondBeforeTake)
+		}
+		if !secondBeforeTake {
+			h.Create(context.Background(), initial, q)
+		}
+		c.done(start)
+		q.Done(got)
+		switch {
+		case secondBeforeTake && q.Len() != 0:
+			again, _ := q.Get()
+			covered, _ := c.take(again)
+			t.Errorf("an event its run reads queued the request again (covered when taken: %v)", covered)
+		case !secondBeforeTake:
+			if q.Len() != 1 {
+				t.Fatalf("an event after the take queued %d requests, want 1", q.Len())
+			}
+			again, _ := q.Get()
+			if covered, _ := c.take(again); !covered {
+				t.Error("an initial-list event after the take is not covered by the build")
+			}
+		}
+		q.ShutDown()
 	}
 }

@@ -54,6 +54,9 @@ type Reconciler struct {
 	reserved     *intent.Reserved
 	serviceCIDRs *serviceCIDRWatch
 	cidrEvents   chan event.GenericEvent
+	// cidrsAwaited is set once a full build has waited for the ServiceCIDRs' first list
+	// (readReserved): later builds read what the watch knows, and its event follows.
+	cidrsAwaited bool
 	readiness    *report.Readiness
 	// exports is the per-Service index of the last full build, which Service events
 	// update and diff; exportsStale is set when applying such an update failed. What

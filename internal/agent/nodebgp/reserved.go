@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,11 +31,25 @@ var reservationsChanged = predicate.Funcs{
 	},
 }
 
+// serviceCIDRWait is how long the agent's first full build waits for the ServiceCIDRs'
+// first list, which runs beside the manager's caches and is usually done before them.
+// An API server that answers lists but not discovery gets a build without them after
+// that; they are reserved as the list arrives.
+const serviceCIDRWait = 10 * time.Second
+
 // readReserved is the cluster's reserved addresses as the caches know them: every
 // Node's addresses and pod CIDRs, and every ServiceCIDR's ranges once the watch has
-// listed them. A full reconcile reads them all (O(Nodes), beside its O(Services)), so
-// that it never announces what an event not yet handled would refuse.
+// listed them, which the first full build waits for (serviceCIDRWait). A full
+// reconcile reads them all (O(Nodes), beside its O(Services)), so that it never
+// announces what an event not yet handled would refuse.
 func (r *Reconciler) readReserved(ctx context.Context) (*intent.Reserved, error) {
+	if !r.cidrsAwaited {
+		r.cidrsAwaited = true
+		if !r.serviceCIDRs.listed(ctx, serviceCIDRWait) && ctx.Err() == nil {
+			r.logger.Info("building without the ServiceCIDRs: their watch has not listed them yet; their ranges are reserved when it does",
+				"waited", serviceCIDRWait.String())
+		}
+	}
 	nodes := &corev1.NodeList{}
 	if err := r.client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list Nodes: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 // load-balancer IP. An API server that does not serve them is logged once and nothing
 // is watched: only the cluster IPs already allocated are then kept from other Services
 // (by the claims on them). It runs beside the manager's cache, not in it, so that a
-// missing API never holds up the controller's start.
+// missing API never holds up the controller's start; the first full build waits for
+// its first list instead (listed), for a while.
 type serviceCIDRWatch struct {
 	discovery discovery.DiscoveryInterface
 	clientset kubernetes.Interface
@@ -31,6 +33,32 @@ type serviceCIDRWatch struct {
 	// list is complete.
 	changed func()
 	store   atomic.Pointer[toolscache.Store]
+	// known is closed once all says what the API server holds: the first list is
+	// complete, or ServiceCIDRs are not served (or the watch stopped first).
+	known     chan struct{}
+	knownOnce sync.Once
+}
+
+func newServiceCIDRWatch(d discovery.DiscoveryInterface, c kubernetes.Interface, logger *slog.Logger, changed func()) *serviceCIDRWatch {
+	return &serviceCIDRWatch{discovery: d, clientset: c, logger: logger, changed: changed, known: make(chan struct{})}
+}
+
+// isKnown closes known, once.
+func (w *serviceCIDRWatch) isKnown() { w.knownOnce.Do(func() { close(w.known) }) }
+
+// listed waits until all says what the API server holds, at most within, and reports
+// whether it does. A full build that read the reservations before the first list
+// would announce a free address of the Service CIDR and withdraw it a moment later.
+func (w *serviceCIDRWatch) listed(ctx context.Context, within time.Duration) bool {
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	select {
+	case <-w.known:
+		return true
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return false
 }
 
 // served asks the API server whether it serves ServiceCIDRs, until it answers.
@@ -55,6 +83,7 @@ func (w *serviceCIDRWatch) served(ctx context.Context) (bool, error) {
 
 // Start watches until ctx ends (a manager Runnable).
 func (w *serviceCIDRWatch) Start(ctx context.Context) error {
+	defer w.isKnown() // whatever ends the watch, nobody waits for it any more
 	served, err := w.served(ctx)
 	if err != nil {
 		return nil // stopped before the API server answered
@@ -83,6 +112,7 @@ func (w *serviceCIDRWatch) Start(ctx context.Context) error {
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	if toolscache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		w.isKnown()
 		w.changed() // the complete list is known, even when it is empty
 	}
 	<-ctx.Done()
