@@ -537,9 +537,11 @@ type packerV4 struct {
 	mpPaths     []*Path
 	withdrawals []*Path
 	// lastAttrs are the attributes of the last path put in a cage, lastCage that
-	// cage (kbgp patch "pack by shared attributes").
+	// cage (kbgp patch "pack by shared attributes"), lastPath that path (kbgp patch
+	// "pack a shared derivation without a list").
 	lastAttrs []bgp.PathAttributeInterface
 	lastCage  *cage
+	lastPath  *Path
 }
 
 func (p *packerV4) add(path *Path) {
@@ -568,9 +570,18 @@ func (p *packerV4) add(path *Path) {
 	// the paths sent to one eBGP peer. Attribute values are never changed once
 	// made (a path that changes one replaces it), so the same values serialize to
 	// the same bytes.
+	// A path derived as the last one was has its attributes too, and is told so
+	// without the list GetPathAttrs makes (kbgp patch "pack a shared derivation
+	// without a list"): in a table walk to one peer that is nearly every path.
+	if p.lastCage != nil && sameDerivation(path, p.lastPath) {
+		p.lastCage.paths = append(p.lastCage.paths, path)
+		p.lastPath = path
+		return
+	}
 	attrs := path.GetPathAttrs()
 	if p.lastCage != nil && slices.Equal(attrs, p.lastAttrs) {
 		p.lastCage.paths = append(p.lastCage.paths, path)
+		p.lastPath = path
 		return
 	}
 
@@ -584,7 +595,7 @@ func (p *packerV4) add(path *Path) {
 		attrsB.Write(b)
 	}
 	key := fnv1a.AddBytes64(fnv1a.Init64, attrsB.Bytes())
-	p.lastAttrs, p.lastCage = attrs, p.cageFor(key, attrsB.Bytes())
+	p.lastAttrs, p.lastCage, p.lastPath = attrs, p.cageFor(key, attrsB.Bytes()), path
 	p.lastCage.paths = append(p.lastCage.paths, path)
 }
 

@@ -77,8 +77,9 @@ func TestPackingBySharedAttributes(t *testing.T) {
 }
 
 // TestPackingSharedAttributesAllocatesLittle: packing paths that share their
-// attribute values costs the attribute list GetPathAttrs makes and the cage's
-// growth, not a serialization of every path's attributes.
+// attribute values costs the cage's growth, not a serialization of every path's
+// attributes (nor, with kbgp patch "pack a shared derivation without a list", the
+// attribute list GetPathAttrs makes).
 func TestPackingSharedAttributesAllocatesLittle(t *testing.T) {
 	const n = 1000
 	paths := sharedAttrsPaths(0, n, ownEBGPAttrs(65001<<16|100))

@@ -585,8 +585,38 @@ func (path *Path) GetPathAttrs() []bgp.PathAttributeInterface {
 	return list
 }
 
+// sameDerivation reports whether a and b, each with the paths it derives from, set
+// the very same attribute values and delete the same attribute types at every step
+// (kbgp patch "pack a shared derivation without a list"), as the paths one export
+// policy and one peer's next-hop-self make from paths that share their attribute
+// values do. GetPathAttrs reads nothing else, so such paths have the same
+// attributes; paths derived otherwise may have them too, which only the lists tell.
+func sameDerivation(a, b *Path) bool {
+	for ; a != nil && b != nil; a, b = a.parent, b.parent {
+		if a == b {
+			return true
+		}
+		if !slices.Equal(a.pathAttrs, b.pathAttrs) || !a.dels.equal(b.dels) {
+			return false
+		}
+	}
+	return a == nil && b == nil
+}
+
 // attrTypeSet is a set of attribute types, one bit a type.
 type attrTypeSet [4]uint64
+
+// equal reports whether s and o hold the same types, a nil set none.
+func (s *attrTypeSet) equal(o *attrTypeSet) bool {
+	var none attrTypeSet
+	if s == nil {
+		s = &none
+	}
+	if o == nil {
+		o = &none
+	}
+	return *s == *o
+}
 
 func (s *attrTypeSet) set(t bgp.BGPAttrType) {
 	s[t/64] |= 1 << (t % 64)
