@@ -365,8 +365,73 @@ type PrefixSet struct {
 	// by having that very prefix, which a hash finds with a cache miss or two,
 	// where the walk down tree to the same entry takes a miss a level. The entry is
 	// its key; List and ToConfig make its Prefix again.
-	exact  map[netip.Prefix]struct{}
+	exact  exactPrefixes
 	family bgp.Family
+}
+
+// exactPrefixes are a PrefixSet's exact entries. An IPv4 prefix is keyed by its
+// address and length in eight bytes (kbgp patch "exact IPv4 prefixes in eight
+// bytes"): as a netip.Prefix it takes 32, whose address holds a pointer for a zone
+// no prefix has, and a set of host routes holds one for every route it allows.
+type exactPrefixes struct {
+	v4    map[uint64]struct{}
+	other map[netip.Prefix]struct{}
+}
+
+// v4Key is an IPv4 prefix's key in exactPrefixes.v4; ok is false for any other.
+func v4Key(p netip.Prefix) (key uint64, ok bool) {
+	if !p.Addr().Is4() {
+		return 0, false
+	}
+	a := p.Addr().As4()
+	return uint64(binary.BigEndian.Uint32(a[:]))<<8 | uint64(p.Bits()), true
+}
+
+func (e *exactPrefixes) add(p netip.Prefix) {
+	if k, ok := v4Key(p); ok {
+		if e.v4 == nil {
+			e.v4 = make(map[uint64]struct{})
+		}
+		e.v4[k] = struct{}{}
+		return
+	}
+	if e.other == nil {
+		e.other = make(map[netip.Prefix]struct{})
+	}
+	e.other[p] = struct{}{}
+}
+
+func (e *exactPrefixes) has(p netip.Prefix) bool {
+	var ok bool
+	if k, is4 := v4Key(p); is4 {
+		_, ok = e.v4[k]
+	} else {
+		_, ok = e.other[p]
+	}
+	return ok
+}
+
+func (e *exactPrefixes) remove(p netip.Prefix) {
+	if k, ok := v4Key(p); ok {
+		delete(e.v4, k)
+	} else {
+		delete(e.other, p)
+	}
+}
+
+func (e *exactPrefixes) len() int {
+	return len(e.v4) + len(e.other)
+}
+
+// sorted are the prefixes, by address, then length.
+func (e *exactPrefixes) sorted() []netip.Prefix {
+	out := make([]netip.Prefix, 0, e.len())
+	for k := range e.v4 {
+		out = append(out, netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(k >> 32), byte(k >> 24), byte(k >> 16), byte(k >> 8)}), int(k&0xff)))
+	}
+	out = append(out, slices.Collect(maps.Keys(e.other))...)
+	slices.SortFunc(out, comparePrefixes)
+	return out
 }
 
 // isExact reports whether p matches its own prefix alone and can be held in a
@@ -379,10 +444,7 @@ func isExact(p *Prefix) bool {
 // add puts p in the set: in exact if it matches its own prefix alone, else in tree.
 func (s *PrefixSet) add(p *Prefix) {
 	if isExact(p) {
-		if s.exact == nil {
-			s.exact = make(map[netip.Prefix]struct{})
-		}
-		s.exact[p.Prefix] = struct{}{}
+		s.exact.add(p.Prefix)
 		return
 	}
 	s.tree.Modify(p.Prefix, func(val []*Prefix, ok bool) ([]*Prefix, bool) {
@@ -403,7 +465,7 @@ func comparePrefixes(a, b netip.Prefix) int {
 
 // size is the number of entries in the set.
 func (s *PrefixSet) size() int {
-	return s.tree.Size() + len(s.exact)
+	return s.tree.Size() + s.exact.len()
 }
 
 // all yields the set's entries: tree's in its order, then the exact ones sorted.
@@ -416,7 +478,7 @@ func (s *PrefixSet) all() iter.Seq[*Prefix] {
 				}
 			}
 		}
-		for _, k := range slices.SortedFunc(maps.Keys(s.exact), comparePrefixes) {
+		for _, k := range s.exact.sorted() {
 			bits := uint8(k.Bits())
 			if !yield(&Prefix{Prefix: k, AddressFamily: s.family, MasklengthRangeMin: bits, MasklengthRangeMax: bits}) {
 				return
@@ -454,10 +516,14 @@ func (lhs *PrefixSet) Append(arg DefinedSet) error {
 			return v, false
 		})
 	}
-	if len(rhs.exact) > 0 && lhs.exact == nil {
-		lhs.exact = make(map[netip.Prefix]struct{}, len(rhs.exact))
+	if len(rhs.exact.v4) > 0 && lhs.exact.v4 == nil {
+		lhs.exact.v4 = make(map[uint64]struct{}, len(rhs.exact.v4))
 	}
-	maps.Copy(lhs.exact, rhs.exact)
+	maps.Copy(lhs.exact.v4, rhs.exact.v4)
+	if len(rhs.exact.other) > 0 && lhs.exact.other == nil {
+		lhs.exact.other = make(map[netip.Prefix]struct{}, len(rhs.exact.other))
+	}
+	maps.Copy(lhs.exact.other, rhs.exact.other)
 	lhs.family = rhs.family
 	return nil
 }
@@ -485,8 +551,11 @@ func (lhs *PrefixSet) Remove(arg DefinedSet) error {
 			lhs.tree.Insert(r, new)
 		}
 	}
-	for k := range rhs.exact {
-		delete(lhs.exact, k)
+	for k := range rhs.exact.v4 {
+		delete(lhs.exact.v4, k)
+	}
+	for k := range rhs.exact.other {
+		delete(lhs.exact.other, k)
 	}
 	return nil
 }
@@ -2078,7 +2147,7 @@ func (c *PrefixCondition) Evaluate(path *Path, _ *PolicyOptions) bool {
 	if !r.IsValid() {
 		return false
 	}
-	_, result := c.set.exact[r.Masked()]
+	result := c.set.exact.has(r.Masked())
 	if !result {
 		result = c.set.treeMatches(r)
 	}

@@ -142,8 +142,8 @@ func TestExactPrefixesLookedUpByHash(t *testing.T) {
 		hosts = append(hosts, &Prefix{Prefix: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, 0, byte(i)}), 32), AddressFamily: bgp.RF_IPv4_UC, MasklengthRangeMin: 32, MasklengthRangeMax: 32})
 	}
 	set, _ := NewPrefixSetFromApiStruct("hosts", hosts)
-	if set.tree.Size() != 0 || len(set.exact) != len(hosts) {
-		t.Errorf("256 exact /32s: %d in the tree, %d looked up by hash; want none and 256", set.tree.Size(), len(set.exact))
+	if set.tree.Size() != 0 || set.exact.len() != len(hosts) {
+		t.Errorf("256 exact /32s: %d in the tree, %d looked up by hash; want none and 256", set.tree.Size(), set.exact.len())
 	}
 }
 
