@@ -31,6 +31,8 @@ func TestPrefixKeyRoundTrips(t *testing.T) {
 	}
 }
 
+// FuzzPrefixKey: a prefix's key gives the prefix back, and a PrefixMap holds the prefix
+// as itself, whatever its family, length or validity.
 func FuzzPrefixKey(f *testing.F) {
 	f.Add([]byte{10, 0, 0, 1}, 32)
 	f.Add(make([]byte, 16), 128)
@@ -40,11 +42,26 @@ func FuzzPrefixKey(f *testing.F) {
 			return
 		}
 		p := netip.PrefixFrom(a, bits)
+		var m PrefixMap[bool]
+		m.Set(p, true)
+		if v, ok := m.Get(p); !v || !ok || m.Len() != 1 {
+			t.Fatalf("%v: Get %v, %v, Len %d after Set", p, v, ok, m.Len())
+		}
+		m.Delete(p)
+		if m.Len() != 0 {
+			t.Fatalf("%v: Len %d after Delete", p, m.Len())
+		}
 		if !p.IsValid() {
 			return // the map keys are valid prefixes; all invalid ones share the zero key
 		}
 		if got := KeyOf(p).Prefix(); got != p {
 			t.Errorf("KeyOf(%v).Prefix() = %v", p, got)
+		}
+		m.Set(p, true)
+		for q := range m.All() {
+			if q != p {
+				t.Errorf("a map of %v yields %v", p, q)
+			}
 		}
 	})
 }

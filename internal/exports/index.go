@@ -46,8 +46,8 @@ type Index struct {
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
 	// sent is their merge (union of communities, highest local preference). An entry
-	// per route, so under a compact key (bgp.PrefixKey).
-	contributors map[PeerKey]map[bgp.PrefixKey]sources
+	// per route, so under a compact key (bgp.PrefixMap).
+	contributors map[PeerKey]*bgp.PrefixMap[sources]
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
 	refused map[types.NamespacedName][]Refusal
@@ -86,7 +86,7 @@ func New(node string) *Index {
 		rules:        map[PeerKey]Rules{},
 		addrs:        map[PeerKey]netip.Addr{},
 		services:     map[types.NamespacedName]map[PeerKey][]Route{},
-		contributors: map[PeerKey]map[bgp.PrefixKey]sources{},
+		contributors: map[PeerKey]*bgp.PrefixMap[sources]{},
 		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
@@ -116,7 +116,7 @@ func (x *Index) Held() map[types.NamespacedName]time.Duration {
 func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules) {
 	x.rules[p] = rules
 	x.addrs[p] = addr
-	x.contributors[p] = map[bgp.PrefixKey]sources{}
+	x.contributors[p] = &bgp.PrefixMap[sources]{}
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
 		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
@@ -307,9 +307,8 @@ func (x *Index) contribution(src types.NamespacedName, p PeerKey, prefix netip.P
 
 // Export returns a copy of what the peer is sent.
 func (x *Index) Export(p PeerKey) map[netip.Prefix]bgp.PathAttributes {
-	out := make(map[netip.Prefix]bgp.PathAttributes, len(x.contributors[p]))
-	for k := range x.contributors[p] {
-		prefix := k.Prefix()
+	out := make(map[netip.Prefix]bgp.PathAttributes, x.contributors[p].Len())
+	for prefix := range x.contributors[p].All() {
 		if attrs, ok := x.merged(p, prefix); ok {
 			out[prefix] = attrs
 		}
@@ -443,8 +442,8 @@ func compareNamespacedName(a, b types.NamespacedName) int {
 
 // contribute sets what src gives prefix for the peer.
 func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.NamespacedName, attrs *bgp.PathAttributes) {
-	m, k := x.contributors[p], bgp.KeyOf(prefix)
-	s, ok := m[k]
+	m := x.contributors[p]
+	s, ok := m.Get(prefix)
 	switch {
 	case !ok:
 		s = sources{src: src, attrs: attrs}
@@ -456,24 +455,24 @@ func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.Namespaced
 		}
 		s.more[*src] = attrs
 	}
-	m[k] = s
+	m.Set(prefix, s)
 }
 
 // withdraw removes what src gives prefix for the peer; another source, if any, moves
 // into the inline slot.
 func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedName) {
-	m, k := x.contributors[p], bgp.KeyOf(prefix)
-	s, ok := m[k]
+	m := x.contributors[p]
+	s, ok := m.Get(prefix)
 	if !ok {
 		return
 	}
 	if *s.src != src {
 		delete(s.more, src)
-		m[k] = s
+		m.Set(prefix, s)
 		return
 	}
 	if len(s.more) == 0 {
-		delete(m, k)
+		m.Delete(prefix)
 		return
 	}
 	for k, a := range s.more {
@@ -481,7 +480,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 		delete(s.more, k)
 		break
 	}
-	m[k] = s
+	m.Set(prefix, s)
 }
 
 // merged is what the peer is sent for prefix, if anything: the merge (union of
@@ -491,7 +490,7 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 // namespace, so a Service announcing someone else's address can neither announce it
 // nor add a blackhole community, no-export or a local preference to it.
 func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
-	s, ok := x.contributors[p][bgp.KeyOf(prefix)]
+	s, ok := x.contributors[p].Get(prefix)
 	switch {
 	case !ok:
 		return bgp.PathAttributes{}, false

@@ -12,13 +12,13 @@ import (
 // has an entry per route, so it is laid out for 100k+ prefixes: the prefixes carrying
 // the same attributes (nearly all of a peer's routes carry one of a few sets) share one
 // interned copy, and an entry costs a pointer instead of a copy of the attributes,
-// under a compact key (bgp.PrefixKey).
+// under a compact key (bgp.PrefixMap).
 //
 // An interned set is never changed once made: the book holds its own copy of the
 // slices, set replaces an entry's pointer rather than the set it points to, and a set
 // is dropped when its last prefix leaves.
 type exportBook struct {
-	prefixes map[bgp.PrefixKey]*sharedAttributes
+	prefixes bgp.PrefixMap[*sharedAttributes]
 	// shared are the interned sets in use, by attributesKey.
 	shared map[string]*sharedAttributes
 	// scratch is reused to encode the key of a set to look up.
@@ -33,7 +33,7 @@ type sharedAttributes struct {
 }
 
 func newExportBook() *exportBook {
-	return &exportBook{prefixes: map[bgp.PrefixKey]*sharedAttributes{}, shared: map[string]*sharedAttributes{}}
+	return &exportBook{shared: map[string]*sharedAttributes{}}
 }
 
 // exportBookOf is a book holding export.
@@ -48,7 +48,7 @@ func exportBookOf(export map[netip.Prefix]bgp.PathAttributes) *exportBook {
 // get is the attributes prefix is sent with, if it is sent. The slices of the result
 // are the book's: the caller must not change them.
 func (b *exportBook) get(p netip.Prefix) (bgp.PathAttributes, bool) {
-	s, ok := b.prefixes[bgp.KeyOf(p)]
+	s, ok := b.prefixes.Get(p)
 	if !ok {
 		return bgp.PathAttributes{}, false
 	}
@@ -58,8 +58,7 @@ func (b *exportBook) get(p netip.Prefix) (bgp.PathAttributes, bool) {
 // set records that prefix is sent with a.
 func (b *exportBook) set(p netip.Prefix, a bgp.PathAttributes) {
 	b.scratch = appendAttributesKey(b.scratch[:0], a)
-	k := bgp.KeyOf(p)
-	old := b.prefixes[k]
+	old, _ := b.prefixes.Get(p)
 	if old != nil && old.key == string(b.scratch) {
 		return
 	}
@@ -69,7 +68,7 @@ func (b *exportBook) set(p netip.Prefix, a bgp.PathAttributes) {
 		b.shared[s.key] = s
 	}
 	s.refs++
-	b.prefixes[k] = s
+	b.prefixes.Set(p, s)
 	if old != nil {
 		b.release(old)
 	}
@@ -77,9 +76,8 @@ func (b *exportBook) set(p netip.Prefix, a bgp.PathAttributes) {
 
 // remove records that prefix is no longer sent.
 func (b *exportBook) remove(p netip.Prefix) {
-	k := bgp.KeyOf(p)
-	if old, ok := b.prefixes[k]; ok {
-		delete(b.prefixes, k)
+	if old, ok := b.prefixes.Get(p); ok {
+		b.prefixes.Delete(p)
 		b.release(old)
 	}
 }
@@ -92,9 +90,9 @@ func (b *exportBook) release(s *sharedAttributes) {
 
 // export is a copy of the book as a map (the attributes' slices are the book's).
 func (b *exportBook) export() map[netip.Prefix]bgp.PathAttributes {
-	out := make(map[netip.Prefix]bgp.PathAttributes, len(b.prefixes))
-	for k, s := range b.prefixes {
-		out[k.Prefix()] = s.attrs
+	out := make(map[netip.Prefix]bgp.PathAttributes, b.prefixes.Len())
+	for p, s := range b.prefixes.All() {
+		out[p] = s.attrs
 	}
 	return out
 }
@@ -156,8 +154,8 @@ func appendOptional(buf []byte, v *uint32) []byte {
 // countByFamily counts the book's prefixes by family.
 func (b *exportBook) countByFamily() map[bgp.Family]int {
 	n := map[bgp.Family]int{}
-	for k := range b.prefixes {
-		if k.Prefix().Addr().Is4() {
+	for p := range b.prefixes.All() {
+		if p.Addr().Is4() {
 			n[bgp.FamilyIPv4Unicast]++
 		} else {
 			n[bgp.FamilyIPv6Unicast]++

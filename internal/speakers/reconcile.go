@@ -132,8 +132,7 @@ func diffExport(name string, have appliedPeer, want map[netip.Prefix]bgp.PathAtt
 			u.change.Set = append(u.change.Set, bgp.Path{Prefix: p, Attributes: a})
 		}
 	}
-	for k := range have.export.prefixes {
-		p := k.Prefix()
+	for p := range have.export.prefixes.All() {
 		if _, ok := want[p]; !ok {
 			u.change.Remove = append(u.change.Remove, p)
 		}

@@ -131,16 +131,17 @@ type prefixState struct {
 
 // prefix is what the speaker keeps for p.
 func (r *router) prefix(p netip.Prefix) prefixState {
-	return r.prefixes[bgp.KeyOf(p)]
+	st, _ := r.prefixes.Get(p)
+	return st
 }
 
 // setPrefix stores st, dropping the entry of a prefix no peer exports or has.
 func (r *router) setPrefix(p netip.Prefix, st prefixState) {
 	if st == (prefixState{}) {
-		delete(r.prefixes, bgp.KeyOf(p))
+		r.prefixes.Delete(p)
 		return
 	}
-	r.prefixes[bgp.KeyOf(p)] = st
+	r.prefixes.Set(p, st)
 }
 
 // countRefs adds to delta what the edit does to the number of peers exporting each

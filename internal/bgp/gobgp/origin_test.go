@@ -63,7 +63,7 @@ func TestOriginatesWhatSomePeerExports(t *testing.T) {
 			t.Errorf("%s: RIB (-want +got):\n%s", s.name, diff)
 		}
 		counted, originated := 0, 0
-		for _, st := range r.prefixes {
+		for _, st := range r.prefixes.All() {
 			if st.refs > 0 {
 				counted++
 			}
@@ -71,8 +71,8 @@ func TestOriginatesWhatSomePeerExports(t *testing.T) {
 				originated++
 			}
 		}
-		if len(r.prefixes) != len(s.want) || counted != len(s.want) || originated != len(s.want) || len(r.resend) != 0 {
-			t.Errorf("%s: books hold %d prefixes, %d counted, %d originated, %d to resend; want %d, %d, %d, 0", s.name, len(r.prefixes), counted, originated, len(r.resend), len(s.want), len(s.want), len(s.want))
+		if r.prefixes.Len() != len(s.want) || counted != len(s.want) || originated != len(s.want) || len(r.resend) != 0 {
+			t.Errorf("%s: books hold %d prefixes, %d counted, %d originated, %d to resend; want %d, %d, %d, 0", s.name, r.prefixes.Len(), counted, originated, len(r.resend), len(s.want), len(s.want), len(s.want))
 		}
 	}
 }

@@ -40,7 +40,7 @@ type router struct {
 	// prefixes holds, per prefix, how many peers export it and whether it is
 	// originated (see prefixState); one map with a compact key, since it has an entry
 	// per route.
-	prefixes map[bgp.PrefixKey]prefixState
+	prefixes bgp.PrefixMap[prefixState]
 	// resend are prefixes whose export changed for some peer and that still have to be
 	// re-added for that to take effect: kept across a failed AddPath.
 	resend map[netip.Prefix]struct{}
@@ -59,8 +59,8 @@ func newRouter(srv *server.BgpServer, key bgp.InstanceKey, logger *slog.Logger, 
 		notify = func() {}
 	}
 	return &router{srv: srv, key: key, logger: logger, notify: notify, sessions: map[netip.Addr]*session{},
-		statements: map[netip.Addr]*peerStatements{}, prefixes: map[bgp.PrefixKey]prefixState{},
-		resend: map[netip.Prefix]struct{}{}, reflecting: map[netip.Addr]bool{}}
+		statements: map[netip.Addr]*peerStatements{},
+		resend:     map[netip.Prefix]struct{}{}, reflecting: map[netip.Addr]bool{}}
 }
 
 // AddPeer puts the peer's export policy in place and originates the prefixes of its

@@ -21,7 +21,7 @@ import (
 type peerStatements struct {
 	// byPrefix is the attribute set of each prefix the peer is sent, by a compact key
 	// (an entry per route).
-	byPrefix map[bgp.PrefixKey]uint64
+	byPrefix *bgp.PrefixMap[uint64]
 	sets     map[uint64]*attributeSet
 	ids      map[string]uint64
 	// next is the id of the next new attribute set. Ids are never reused: GoBGP keeps a
@@ -69,7 +69,7 @@ type exportEdit struct {
 }
 
 func newPeerStatements() *peerStatements {
-	return &peerStatements{byPrefix: map[bgp.PrefixKey]uint64{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
+	return &peerStatements{byPrefix: &bgp.PrefixMap[uint64]{}, sets: map[uint64]*attributeSet{}, ids: map[string]uint64{}, next: 1}
 }
 
 // plan computes the edit that gives the prefixes of set their attributes and takes the
@@ -102,7 +102,7 @@ func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit
 	}
 	for _, p := range set {
 		to := idFor(p.Attributes)
-		from := pe.byPrefix[bgp.KeyOf(p.Prefix)]
+		from, _ := pe.byPrefix.Get(p.Prefix)
 		if from == to {
 			continue
 		}
@@ -114,7 +114,7 @@ func (pe *peerStatements) plan(set []bgp.Path, remove []netip.Prefix) exportEdit
 		e.moves = append(e.moves, prefixMove{prefix: p.Prefix, from: from, to: to})
 	}
 	for _, p := range remove {
-		from, ok := pe.byPrefix[bgp.KeyOf(p)]
+		from, ok := pe.byPrefix.Get(p)
 		if !ok {
 			continue
 		}
@@ -140,21 +140,21 @@ func (pe *peerStatements) commit(e exportEdit) {
 		pe.ids[attributesKey(a)] = id
 	}
 	pe.next = e.next
-	if len(pe.byPrefix) == 0 {
+	if pe.byPrefix.Len() == 0 {
 		// A peer's first export (its whole table, when it is added): sized at once.
-		pe.byPrefix = make(map[bgp.PrefixKey]uint64, len(e.moves))
+		pe.byPrefix = bgp.NewPrefixMap[uint64](len(e.moves))
 	}
 	touched := map[uint64]bool{}
 	for _, m := range e.moves {
 		fam := family(m.prefix)
 		if m.from != 0 {
 			pe.sets[m.from].count[fam]--
-			delete(pe.byPrefix, bgp.KeyOf(m.prefix))
+			pe.byPrefix.Delete(m.prefix)
 			touched[m.from] = true
 		}
 		if m.to != 0 {
 			pe.sets[m.to].count[fam]++
-			pe.byPrefix[bgp.KeyOf(m.prefix)] = m.to
+			pe.byPrefix.Set(m.prefix, m.to)
 		}
 	}
 	for id := range touched {
@@ -167,9 +167,9 @@ func (pe *peerStatements) commit(e exportEdit) {
 
 // prefixes are the prefixes the peer is sent.
 func (pe *peerStatements) prefixes() []netip.Prefix {
-	out := make([]netip.Prefix, 0, len(pe.byPrefix))
-	for k := range pe.byPrefix {
-		out = append(out, k.Prefix())
+	out := make([]netip.Prefix, 0, pe.byPrefix.Len())
+	for p := range pe.byPrefix.All() {
+		out = append(out, p)
 	}
 	return out
 }

@@ -96,8 +96,8 @@ func TestExportPlan(t *testing.T) {
 			t.Errorf("%s: statements after commit (-want +got):\n%s", s.name, diff)
 		}
 	}
-	if len(pe.byPrefix) != 1 || len(pe.ids) != 1 {
-		t.Errorf("bookkeeping leaks: %d prefixes, %d attribute sets, want 1 and 1", len(pe.byPrefix), len(pe.ids))
+	if pe.byPrefix.Len() != 1 || len(pe.ids) != 1 {
+		t.Errorf("bookkeeping leaks: %d prefixes, %d attribute sets, want 1 and 1", pe.byPrefix.Len(), len(pe.ids))
 	}
 }
 
