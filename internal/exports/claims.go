@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kbgpv1 "kbgp.io/kbgp/api/v1alpha1"
+	"kbgp.io/kbgp/internal/bgp"
 )
 
 // claimRank orders the ways a Service claims an address, strongest first: the API
@@ -49,10 +50,17 @@ type addrClaim struct {
 //
 // The owner is kept per address, so a claim costs O(1) however many Services claim
 // the same address; only the owner's leaving scans the others. An address one Service
-// claims, nearly every address, costs one map entry and no map of its own.
+// claims, nearly every address, costs one map entry and no map of its own, keyed by
+// its host prefix in a bgp.PrefixMap (8 bytes for an IPv4 address, where a netip.Addr
+// takes 24).
 type addressClaims struct {
-	byAddr map[netip.Addr]claimSet
+	byAddr *bgp.PrefixMap[claimSet]
 	bySrc  map[types.NamespacedName][]addrClaim
+}
+
+// hostPrefix is addr's key in addressClaims.byAddr.
+func hostPrefix(addr netip.Addr) netip.Prefix {
+	return netip.PrefixFrom(addr, addr.BitLen())
 }
 
 // claimSet are the claims on one address: the owning one, and the others (nil while
@@ -63,7 +71,7 @@ type claimSet struct {
 }
 
 func newAddressClaims() addressClaims {
-	return addressClaims{byAddr: map[netip.Addr]claimSet{}, bySrc: map[types.NamespacedName][]addrClaim{}}
+	return addressClaims{byAddr: &bgp.PrefixMap[claimSet]{}, bySrc: map[types.NamespacedName][]addrClaim{}}
 }
 
 // claimsOf are the addresses svc claims, each once with its strongest claim (none when
@@ -162,9 +170,9 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 // add records src's claim and reports whether it became the owner.
 func (c addressClaims) add(src *types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
 	cl := claim{src: src, rank: ac.rank}
-	set, ok := c.byAddr[ac.addr]
+	set, ok := c.byAddr.Get(hostPrefix(ac.addr))
 	if !ok {
-		c.byAddr[ac.addr] = claimSet{owner: cl}
+		c.byAddr.Set(hostPrefix(ac.addr), claimSet{owner: cl})
 		return true
 	}
 	if set.others == nil {
@@ -177,13 +185,14 @@ func (c addressClaims) add(src *types.NamespacedName, ac addrClaim, older func(a
 	} else {
 		set.others[*src] = ac.rank
 	}
-	c.byAddr[ac.addr] = set
+	c.byAddr.Set(hostPrefix(ac.addr), set)
 	return owns
 }
 
 // remove drops src's claim on addr and reports whether the owner changed.
 func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older func(a, b types.NamespacedName) bool) bool {
-	set, ok := c.byAddr[addr]
+	key := hostPrefix(addr)
+	set, ok := c.byAddr.Get(key)
 	switch {
 	case !ok:
 		return false
@@ -192,10 +201,10 @@ func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older f
 		if len(set.others) == 0 {
 			set.others = nil
 		}
-		c.byAddr[addr] = set
+		c.byAddr.Set(key, set)
 		return false
 	case len(set.others) == 0:
-		delete(c.byAddr, addr)
+		c.byAddr.Delete(key)
 		return true
 	}
 	first := true
@@ -208,7 +217,7 @@ func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older f
 	if len(set.others) == 0 {
 		set.others = nil
 	}
-	c.byAddr[addr] = set
+	c.byAddr.Set(key, set)
 	return true
 }
 
@@ -219,7 +228,7 @@ func stronger(a, b claim, older func(a, b types.NamespacedName) bool) bool {
 
 // claimants are the Services claiming addr.
 func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
-	set, ok := c.byAddr[addr]
+	set, ok := c.byAddr.Get(hostPrefix(addr))
 	if !ok {
 		return nil
 	}
@@ -240,8 +249,8 @@ func (c addressClaims) claimantsIn(prefixes []netip.Prefix) []types.NamespacedNa
 		}
 	}
 	if len(wide) > 0 {
-		for addr := range c.byAddr {
-			if slices.ContainsFunc(wide, func(p netip.Prefix) bool { return p.Contains(addr) }) {
+		for host := range c.byAddr.All() {
+			if addr := host.Addr(); slices.ContainsFunc(wide, func(p netip.Prefix) bool { return p.Contains(addr) }) {
 				out = append(out, c.claimants(addr)...)
 			}
 		}
@@ -258,7 +267,7 @@ func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr 
 	if mine == claimClusterIP {
 		return claim{}, false
 	}
-	set, ok := c.byAddr[addr]
+	set, ok := c.byAddr.Get(hostPrefix(addr))
 	if !ok {
 		// Not reached: mine is a claim on addr. No claim, no owner to outrank src.
 		return claim{}, false

@@ -376,7 +376,7 @@ func (x *Index) routesWith(svc *corev1.Service, lbls labels.Set, localEndpoints 
 // addressClaims), sorted by Service.
 func (x *Index) Refused() []kbgpv1.FailedResource {
 	keys := slices.Collect(maps.Keys(x.refused))
-	for _, set := range x.claims.byAddr {
+	for _, set := range x.claims.byAddr.All() {
 		for src := range set.others {
 			if _, static := x.refused[src]; !static {
 				keys = append(keys, src)

@@ -85,7 +85,7 @@ func TestChangesNameEachPeerBySpeakerAndAddress(t *testing.T) {
 	if diff := cmp.Diff(want, x.SetService(key, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("deleted (-want +got):\n%s", diff)
 	}
-	if len(x.services)+len(x.created)+len(x.claims.bySrc)+len(x.claims.byAddr) != 0 || x.contributors[PeerKey{Instance: red, Name: "tor-red"}].Len() != 0 {
+	if len(x.services)+len(x.created)+len(x.claims.bySrc)+x.claims.byAddr.Len() != 0 || x.contributors[PeerKey{Instance: red, Name: "tor-red"}].Len() != 0 {
 		t.Errorf("the index keeps state of a deleted Service: services %v, created %v, claims %v, contributors %v",
 			x.services, x.created, x.claims, x.contributors)
 	}
@@ -163,7 +163,7 @@ func TestSourcesAreComparedByName(t *testing.T) {
 	if diff := cmp.Diff(want, x.SetService(k2, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("api deleted (-want +got):\n%s", diff)
 	}
-	if book.Len()+len(x.claims.byAddr)+len(x.claims.bySrc) != 0 {
+	if book.Len()+x.claims.byAddr.Len()+len(x.claims.bySrc) != 0 {
 		t.Errorf("both deleted, the index keeps contributors %v, claims %v", maps.Collect(book.All()), x.claims)
 	}
 }
