@@ -22,8 +22,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math"
+	"math/bits"
 	"net"
 	"net/netip"
 	"slices"
@@ -255,20 +257,26 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 	}
 	path := original.Clone(original.IsWithdraw)
 
-	for _, a := range path.GetPathAttrs() {
+	// The attributes to drop are found without the list GetPathAttrs makes (kbgp
+	// patch "attributes dropped without a list"), and dropped after the walk.
+	var drop attrTypeSet
+	path.eachPathAttr(func(a bgp.PathAttributeInterface) {
 		if _, y := bgp.PathAttrFlags[a.GetType()]; !y {
 			if a.GetFlags()&bgp.BGP_ATTR_FLAG_TRANSITIVE == 0 {
-				path.delPathAttr(a.GetType())
+				drop.set(a.GetType())
 			}
 		} else {
 			switch a.GetType() {
 			case bgp.BGP_ATTR_TYPE_CLUSTER_LIST, bgp.BGP_ATTR_TYPE_ORIGINATOR_ID:
 				if info.PeerType != oc.PEER_TYPE_INTERNAL || !reflects(info, path) {
 					// these attributes go only with a reflected route
-					path.delPathAttr(a.GetType())
+					drop.set(a.GetType())
 				}
 			}
 		}
+	})
+	for typ := range drop.all() {
+		path.delPathAttr(typ)
 	}
 
 	localAddress := info.LocalAddress
@@ -603,6 +611,21 @@ func sameDerivation(a, b *Path) bool {
 	return a == nil && b == nil
 }
 
+// eachPathAttr calls f with each attribute GetPathAttrs lists, in no particular
+// order, without making the list (kbgp patch "attributes dropped without a list").
+func (path *Path) eachPathAttr(f func(bgp.PathAttributeInterface)) {
+	var deleted, seen attrTypeSet
+	for p := path; p != nil; p = p.parent {
+		deleted.union(p.dels)
+		for _, a := range p.pathAttrs {
+			if typ := a.GetType(); !deleted.has(typ) && !seen.has(typ) {
+				seen.set(typ)
+				f(a)
+			}
+		}
+	}
+}
+
 // attrTypeSet is a set of attribute types, one bit a type.
 type attrTypeSet [4]uint64
 
@@ -633,6 +656,19 @@ func (s *attrTypeSet) union(o *attrTypeSet) {
 
 func (s *attrTypeSet) has(t bgp.BGPAttrType) bool {
 	return s[t/64]&(1<<(t%64)) != 0
+}
+
+// all yields the types in s, in ascending order.
+func (s *attrTypeSet) all() iter.Seq[bgp.BGPAttrType] {
+	return func(yield func(bgp.BGPAttrType) bool) {
+		for i, w := range s {
+			for ; w != 0; w &= w - 1 {
+				if !yield(bgp.BGPAttrType(i*64 + bits.TrailingZeros64(w))) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // indexOfType is the index of the attribute of type typ in attrs, -1 if none; nil
