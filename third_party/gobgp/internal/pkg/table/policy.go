@@ -411,14 +411,6 @@ func (e *exactPrefixes) has(p netip.Prefix) bool {
 	return ok
 }
 
-func (e *exactPrefixes) remove(p netip.Prefix) {
-	if k, ok := v4Key(p); ok {
-		delete(e.v4, k)
-	} else {
-		delete(e.other, p)
-	}
-}
-
 func (e *exactPrefixes) len() int {
 	return len(e.v4) + len(e.other)
 }
