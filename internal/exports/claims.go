@@ -35,10 +35,15 @@ type claim struct {
 	rank claimRank
 }
 
-// addrClaim is a claim as its Service keeps it: which address, how.
+// addrClaim is a claim of a Service: which address, how.
 type addrClaim struct {
 	addr netip.Addr
 	rank claimRank
+}
+
+// entry is ac as an entry of addressClaims.bySrc.
+func (ac addrClaim) entry() (netip.Prefix, claimRank) {
+	return hostPrefix(ac.addr), ac.rank
 }
 
 // addressClaims are every Service's claims on addresses, cluster-wide, so that an
@@ -55,7 +60,9 @@ type addrClaim struct {
 // takes 24).
 type addressClaims struct {
 	byAddr *bgp.PrefixMap[claimSet]
-	bySrc  map[types.NamespacedName][]addrClaim
+	// bySrc are each Service's claims, keyed by host prefix (5 bytes an IPv4
+	// address in a prefixList).
+	bySrc map[types.NamespacedName]prefixList[claimRank]
 }
 
 // hostPrefix is addr's key in addressClaims.byAddr.
@@ -71,7 +78,17 @@ type claimSet struct {
 }
 
 func newAddressClaims() addressClaims {
-	return addressClaims{byAddr: &bgp.PrefixMap[claimSet]{}, bySrc: map[types.NamespacedName][]addrClaim{}}
+	return addressClaims{byAddr: &bgp.PrefixMap[claimSet]{}, bySrc: map[types.NamespacedName]prefixList[claimRank]{}}
+}
+
+// of are the claims src holds.
+func (c addressClaims) of(src types.NamespacedName) []addrClaim {
+	l := c.bySrc[src]
+	out := make([]addrClaim, 0, l.len())
+	for host, rank := range l.all() {
+		out = append(out, addrClaim{host.Addr(), rank})
+	}
+	return out
 }
 
 // claimsOf are the addresses svc claims, each once with its strongest claim (none when
@@ -138,7 +155,7 @@ func changedClaims(old, now []addrClaim) []netip.Addr {
 // returns the addresses whose owner changed. renew re-adds claims that did not
 // change (src was re-created under the same name).
 func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
-	old := c.bySrc[src]
+	old := c.of(src)
 	oldSet, nowSet := claimSetOf(old), claimSetOf(now)
 	ref := &src
 	var changed []netip.Addr
@@ -162,7 +179,7 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 	if len(now) == 0 {
 		delete(c.bySrc, src)
 	} else {
-		c.bySrc[src] = now
+		c.bySrc[src] = prefixListOf(now, addrClaim.entry)
 	}
 	return changed
 }
@@ -281,12 +298,7 @@ func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr 
 
 // rankOf is src's claim on addr, if it has one.
 func (c addressClaims) rankOf(src types.NamespacedName, addr netip.Addr) (claimRank, bool) {
-	for _, ac := range c.bySrc[src] {
-		if ac.addr == addr {
-			return ac.rank, true
-		}
-	}
-	return 0, false
+	return c.bySrc[src].get(hostPrefix(addr))
 }
 
 // outrankedMessage says why a Service does not announce addr, which owner holds.

@@ -41,8 +41,9 @@ type Index struct {
 	rules map[PeerKey]Rules
 	// addrs are the peers' addresses, which the changes name them by.
 	addrs map[PeerKey]netip.Addr
-	// services are the current contributions of each Service, per peer.
-	services map[types.NamespacedName]map[PeerKey][]Route
+	// services are the current contributions of each Service, per peer: the routes
+	// Rules gave, an entry per route in a prefixList.
+	services map[types.NamespacedName]map[PeerKey]prefixList[*bgp.PathAttributes]
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
 	// sent is their merge (union of communities, highest local preference). An entry
@@ -85,7 +86,7 @@ func New(node string) *Index {
 		node:         node,
 		rules:        map[PeerKey]Rules{},
 		addrs:        map[PeerKey]netip.Addr{},
-		services:     map[types.NamespacedName]map[PeerKey][]Route{},
+		services:     map[types.NamespacedName]map[PeerKey]prefixList[*bgp.PathAttributes]{},
 		contributors: map[PeerKey]*bgp.PrefixMap[sources]{},
 		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
@@ -174,12 +175,13 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	peers := unionKeys(old, now)
 	routes := 0
 	for _, p := range peers {
-		routes += len(old[p]) + len(now[p])
+		routes += old[p].len() + len(now[p])
 	}
 	before := make(map[at]*bgp.PathAttributes, routes)
 	nowByPrefix := make(map[PeerKey]map[netip.Prefix]*bgp.PathAttributes, len(peers))
 	for _, p := range peers {
-		was, is := byPrefix(old[p]), byPrefix(now[p])
+		was, is := make(map[netip.Prefix]*bgp.PathAttributes, old[p].len()), byPrefix(now[p])
+		maps.Insert(was, old[p].all())
 		nowByPrefix[p] = is
 		for _, prefix := range unionKeys(was, is) {
 			if w, i := was[prefix], is[prefix]; w != nil && i != nil && reflect.DeepEqual(*w, *i) {
@@ -191,9 +193,9 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	claims := claimsOf(svc)
 	created, known := x.created[key]
 	renew := svc != nil && known && !created.Equal(svc.CreationTimestamp.Time)
-	changed := changedClaims(x.claims.bySrc[key], claims)
+	changed := changedClaims(x.claims.of(key), claims)
 	if renew {
-		changed = changedClaims(nil, append(claims, x.claims.bySrc[key]...))
+		changed = changedClaims(nil, append(claims, x.claims.of(key)...))
 	}
 	for _, addr := range changed {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
@@ -217,7 +219,11 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	if len(now) == 0 {
 		delete(x.services, key)
 	} else {
-		x.services[key] = now
+		kept := make(map[PeerKey]prefixList[*bgp.PathAttributes], len(now))
+		for p, routes := range now {
+			kept[p] = prefixListOf(routes, Route.entry)
+		}
+		x.services[key] = kept
 	}
 	x.touched[key] = struct{}{}
 	syncs := make([]sync, 0, len(before))
@@ -297,12 +303,8 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 
 // contribution is what src's entry gives the peer's prefix, nil when nothing.
 func (x *Index) contribution(src types.NamespacedName, p PeerKey, prefix netip.Prefix) *bgp.PathAttributes {
-	for _, c := range x.services[src][p] {
-		if c.Prefix == prefix {
-			return c.Attributes
-		}
-	}
-	return nil
+	attrs, _ := x.services[src][p].get(prefix)
+	return attrs
 }
 
 // Export returns a copy of what the peer is sent.
@@ -398,21 +400,22 @@ func (x *Index) Refused() []kbgpv1.FailedResource {
 func (x *Index) RefusedOf(key types.NamespacedName) string {
 	refused := x.refused[key]
 	var given map[netip.Prefix]bool
-	for _, ac := range x.claims.bySrc[key] {
-		owner, no := x.claims.outranked(key, ac.rank, ac.addr)
+	for host, rank := range x.claims.bySrc[key].all() {
+		addr := host.Addr()
+		owner, no := x.claims.outranked(key, rank, addr)
 		if !no {
 			continue
 		}
 		if given == nil {
 			given = map[netip.Prefix]bool{}
 			for _, cs := range x.services[key] {
-				for _, c := range cs {
-					given[c.Prefix] = true
+				for prefix := range cs.all() {
+					given[prefix] = true
 				}
 			}
 		}
-		if given[netip.PrefixFrom(ac.addr, ac.addr.BitLen())] {
-			refused = append(slices.Clip(refused), Refusal{Addr: ac.addr, Reason: outrankedMessage(claimKinds[ac.rank], ac.addr, owner)})
+		if given[host] {
+			refused = append(slices.Clip(refused), Refusal{Addr: addr, Reason: outrankedMessage(claimKinds[rank], addr, owner)})
 		}
 	}
 	if len(refused) == 0 {
@@ -526,7 +529,7 @@ func byPrefix(cs []Route) map[netip.Prefix]*bgp.PathAttributes {
 	return out
 }
 
-func unionKeys[K comparable, V any](a, b map[K]V) []K {
+func unionKeys[K comparable, A, B any](a map[K]A, b map[K]B) []K {
 	out := slices.Collect(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {

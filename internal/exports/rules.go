@@ -31,6 +31,11 @@ type Route struct {
 	Attributes *bgp.PathAttributes
 }
 
+// entry is r as an entry of the index's prefixList.
+func (r Route) entry() (netip.Prefix, *bgp.PathAttributes) {
+	return r.Prefix, r.Attributes
+}
+
 // Refusal is a Service address some rule selects but does not announce, and why (a
 // clause of the Service's refusal message). Addr is zero when the refusal is of the
 // Service as a whole.
