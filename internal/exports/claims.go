@@ -55,30 +55,32 @@ func (ac addrClaim) entry() (netip.Prefix, claimRank) {
 //
 // The owner is kept per address, so a claim costs O(1) however many Services claim
 // the same address; only the owner's leaving scans the others. An address one Service
-// claims, nearly every address, costs one map entry and no map of its own, keyed by
-// its host prefix in a bgp.PrefixMap (8 bytes for an IPv4 address, where a netip.Addr
-// takes 24).
+// claims, nearly every address, costs one map entry of 16 bytes, keyed by its host
+// prefix in a bgp.PrefixMap (8 bytes for an IPv4 address, where a netip.Addr takes
+// 24); the other claims on a contested address are kept aside, so that listing the
+// contested addresses does not walk every claim.
 type addressClaims struct {
-	byAddr *bgp.PrefixMap[claimSet]
+	// owners are the owning claim of each claimed address.
+	owners *bgp.PrefixMap[claim]
+	// others are, of each address more than one Service claims, the claims that do
+	// not own it.
+	others map[netip.Addr]map[types.NamespacedName]claimRank
 	// bySrc are each Service's claims, keyed by host prefix (5 bytes an IPv4
 	// address in a prefixList).
 	bySrc map[types.NamespacedName]prefixList[claimRank]
 }
 
-// hostPrefix is addr's key in addressClaims.byAddr.
+// hostPrefix is addr's key in addressClaims.owners.
 func hostPrefix(addr netip.Addr) netip.Prefix {
 	return netip.PrefixFrom(addr, addr.BitLen())
 }
 
-// claimSet are the claims on one address: the owning one, and the others (nil while
-// there are none).
-type claimSet struct {
-	owner  claim
-	others map[types.NamespacedName]claimRank
-}
-
 func newAddressClaims() addressClaims {
-	return addressClaims{byAddr: &bgp.PrefixMap[claimSet]{}, bySrc: map[types.NamespacedName]prefixList[claimRank]{}}
+	return addressClaims{
+		owners: &bgp.PrefixMap[claim]{},
+		others: map[netip.Addr]map[types.NamespacedName]claimRank{},
+		bySrc:  map[types.NamespacedName]prefixList[claimRank]{},
+	}
 }
 
 // of are the claims src holds.
@@ -187,55 +189,58 @@ func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool
 // add records src's claim and reports whether it became the owner.
 func (c addressClaims) add(src *types.NamespacedName, ac addrClaim, older func(a, b types.NamespacedName) bool) bool {
 	cl := claim{src: src, rank: ac.rank}
-	set, ok := c.byAddr.Get(hostPrefix(ac.addr))
+	key := hostPrefix(ac.addr)
+	owner, ok := c.owners.Get(key)
 	if !ok {
-		c.byAddr.Set(hostPrefix(ac.addr), claimSet{owner: cl})
+		c.owners.Set(key, cl)
 		return true
 	}
-	if set.others == nil {
-		set.others = map[types.NamespacedName]claimRank{}
+	others := c.others[ac.addr]
+	if others == nil {
+		others = map[types.NamespacedName]claimRank{}
+		c.others[ac.addr] = others
 	}
-	owns := stronger(cl, set.owner, older)
-	if owns {
-		set.others[*set.owner.src] = set.owner.rank
-		set.owner = cl
-	} else {
-		set.others[*src] = ac.rank
+	if !stronger(cl, owner, older) {
+		others[*src] = ac.rank
+		return false
 	}
-	c.byAddr.Set(hostPrefix(ac.addr), set)
-	return owns
+	others[*owner.src] = owner.rank
+	c.owners.Set(key, cl)
+	return true
 }
 
 // remove drops src's claim on addr and reports whether the owner changed.
 func (c addressClaims) remove(src types.NamespacedName, addr netip.Addr, older func(a, b types.NamespacedName) bool) bool {
 	key := hostPrefix(addr)
-	set, ok := c.byAddr.Get(key)
+	owner, ok := c.owners.Get(key)
+	others := c.others[addr]
 	switch {
 	case !ok:
 		return false
-	case *set.owner.src != src:
-		delete(set.others, src)
-		if len(set.others) == 0 {
-			set.others = nil
-		}
-		c.byAddr.Set(key, set)
+	case *owner.src != src:
+		c.forget(addr, src)
 		return false
-	case len(set.others) == 0:
-		c.byAddr.Delete(key)
+	case len(others) == 0:
+		c.owners.Delete(key)
 		return true
 	}
 	first := true
-	for m, rank := range set.others {
-		if cl := (claim{&m, rank}); first || stronger(cl, set.owner, older) {
-			set.owner, first = cl, false
+	for m, rank := range others {
+		if cl := (claim{&m, rank}); first || stronger(cl, owner, older) {
+			owner, first = cl, false
 		}
 	}
-	delete(set.others, *set.owner.src)
-	if len(set.others) == 0 {
-		set.others = nil
-	}
-	c.byAddr.Set(key, set)
+	c.forget(addr, *owner.src)
+	c.owners.Set(key, owner)
 	return true
+}
+
+// forget drops src's claim on addr from the claims that do not own it.
+func (c addressClaims) forget(addr netip.Addr, src types.NamespacedName) {
+	delete(c.others[addr], src)
+	if len(c.others[addr]) == 0 {
+		delete(c.others, addr)
+	}
 }
 
 // stronger reports whether claim a outranks b.
@@ -245,11 +250,11 @@ func stronger(a, b claim, older func(a, b types.NamespacedName) bool) bool {
 
 // claimants are the Services claiming addr.
 func (c addressClaims) claimants(addr netip.Addr) []types.NamespacedName {
-	set, ok := c.byAddr.Get(hostPrefix(addr))
+	owner, ok := c.owners.Get(hostPrefix(addr))
 	if !ok {
 		return nil
 	}
-	return append(slices.Collect(maps.Keys(set.others)), *set.owner.src)
+	return append(slices.Collect(maps.Keys(c.others[addr])), *owner.src)
 }
 
 // claimantsIn are the Services claiming an address in one of prefixes, sorted. A host
@@ -266,7 +271,7 @@ func (c addressClaims) claimantsIn(prefixes []netip.Prefix) []types.NamespacedNa
 		}
 	}
 	if len(wide) > 0 {
-		for host := range c.byAddr.All() {
+		for host := range c.owners.All() {
 			if addr := host.Addr(); slices.ContainsFunc(wide, func(p netip.Prefix) bool { return p.Contains(addr) }) {
 				out = append(out, c.claimants(addr)...)
 			}
@@ -284,12 +289,11 @@ func (c addressClaims) outranked(src types.NamespacedName, mine claimRank, addr 
 	if mine == claimClusterIP {
 		return claim{}, false
 	}
-	set, ok := c.byAddr.Get(hostPrefix(addr))
+	o, ok := c.owners.Get(hostPrefix(addr))
 	if !ok {
 		// Not reached: mine is a claim on addr. No claim, no owner to outrank src.
 		return claim{}, false
 	}
-	o := set.owner
 	if *o.src == src || (o.rank != claimClusterIP && o.src.Namespace == src.Namespace) {
 		return claim{}, false
 	}

@@ -47,8 +47,10 @@ type Index struct {
 	// contributors are, per peer and prefix, the attributes each source gives it (a
 	// Service another Service outranks for the address is left out); what the peer is
 	// sent is their merge (union of communities, highest local preference). An entry
-	// per route, so under a compact key (bgp.PrefixMap).
-	contributors map[PeerKey]*bgp.PrefixMap[sources]
+	// per route, so under a compact key (bgp.PrefixMap), with one source inline;
+	// crowded holds the other sources of a prefix several sources give a peer.
+	contributors map[PeerKey]*bgp.PrefixMap[source]
+	crowded      map[peerPrefix]map[types.NamespacedName]*bgp.PathAttributes
 	// refused says, per Service with addresses no rule allows, which and why (the
 	// addresses another Service owns are not in it: see RefusedOf).
 	refused map[types.NamespacedName][]Refusal
@@ -69,15 +71,21 @@ type Index struct {
 	held  map[types.NamespacedName]time.Duration
 }
 
-// sources are the contributions to one prefix of one peer. Nearly always there is one
-// source, kept inline; more holds the others when several Services (or a Service and
-// the pod CIDRs) announce the same prefix. There is an entry per route, so the inline
-// source is a pointer (compared by the name it points to), shared by all the prefixes
-// one SetService call gives: 8 bytes a route instead of a 32-byte name.
-type sources struct {
+// source is a contribution to one prefix of one peer: nearly always its only one, and
+// the first of several when several Services (or a Service and the pod CIDRs) announce
+// the same prefix (Index.crowded holds the others). There is one a route, so src is a
+// pointer (compared by the name it points to), shared by all the prefixes one
+// SetService call gives: 8 bytes a route instead of a 32-byte name, and a source takes
+// 16 bytes.
+type source struct {
 	src   *types.NamespacedName
 	attrs *bgp.PathAttributes
-	more  map[types.NamespacedName]*bgp.PathAttributes
+}
+
+// peerPrefix is one peer's prefix.
+type peerPrefix struct {
+	p      PeerKey
+	prefix netip.Prefix
 }
 
 // New returns an empty index for the node named node (whose endpoints count as local).
@@ -87,7 +95,8 @@ func New(node string) *Index {
 		rules:        map[PeerKey]Rules{},
 		addrs:        map[PeerKey]netip.Addr{},
 		services:     map[types.NamespacedName]map[PeerKey]prefixList[*bgp.PathAttributes]{},
-		contributors: map[PeerKey]*bgp.PrefixMap[sources]{},
+		contributors: map[PeerKey]*bgp.PrefixMap[source]{},
+		crowded:      map[peerPrefix]map[types.NamespacedName]*bgp.PathAttributes{},
 		refused:      map[types.NamespacedName][]Refusal{},
 		created:      map[types.NamespacedName]time.Time{},
 		claims:       newAddressClaims(),
@@ -117,7 +126,8 @@ func (x *Index) Held() map[types.NamespacedName]time.Duration {
 func (x *Index) AddPeer(p PeerKey, addr netip.Addr, pods []bgp.Path, rules Rules) {
 	x.rules[p] = rules
 	x.addrs[p] = addr
-	x.contributors[p] = &bgp.PrefixMap[sources]{}
+	x.contributors[p] = &bgp.PrefixMap[source]{}
+	maps.DeleteFunc(x.crowded, func(at peerPrefix, _ map[types.NamespacedName]*bgp.PathAttributes) bool { return at.p == p })
 	merged := map[netip.Prefix]bgp.PathAttributes{}
 	for _, path := range pods {
 		merged[path.Prefix] = merged[path.Prefix].Merge(path.Attributes)
@@ -158,15 +168,11 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 		x.pacer.Forget(key)
 	}
 	old := x.services[key]
-	// at is one peer's prefix whose export may change; syncs are the sources whose
-	// presence among its sources is re-decided, with what they give it (nil: nothing).
-	type at struct {
-		p      PeerKey
-		prefix netip.Prefix
-	}
+	// syncs are the sources whose presence among the sources of a peer's prefix is
+	// re-decided, with what they give it (nil: nothing).
 	type sync struct {
 		src *types.NamespacedName
-		at
+		peerPrefix
 		attrs *bgp.PathAttributes
 	}
 	self := &key
@@ -177,7 +183,7 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	for _, p := range peers {
 		routes += old[p].len() + len(now[p])
 	}
-	before := make(map[at]*bgp.PathAttributes, routes)
+	before := make(map[peerPrefix]*bgp.PathAttributes, routes)
 	nowByPrefix := make(map[PeerKey]map[netip.Prefix]*bgp.PathAttributes, len(peers))
 	for _, p := range peers {
 		was, is := make(map[netip.Prefix]*bgp.PathAttributes, old[p].len()), byPrefix(now[p])
@@ -187,7 +193,7 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 			if w, i := was[prefix], is[prefix]; w != nil && i != nil && reflect.DeepEqual(*w, *i) {
 				continue
 			}
-			before[at{p, prefix}] = nil
+			before[peerPrefix{p, prefix}] = nil
 		}
 	}
 	claims := claimsOf(svc)
@@ -200,12 +206,12 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	for _, addr := range changed {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
-			before[at{p, prefix}] = nil
+			before[peerPrefix{p, prefix}] = nil
 		}
 	}
-	var had map[at]bool
+	var had map[peerPrefix]bool
 	if diff {
-		had = make(map[at]bool, len(before))
+		had = make(map[peerPrefix]bool, len(before))
 		for a := range before {
 			if attrs, ok := x.merged(a.p, a.prefix); ok {
 				before[a], had[a] = &attrs, true
@@ -239,7 +245,7 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 			}
 			o := other
 			for p := range x.rules {
-				syncs = append(syncs, sync{&o, at{p, prefix}, x.contribution(other, p, prefix)})
+				syncs = append(syncs, sync{&o, peerPrefix{p, prefix}, x.contribution(other, p, prefix)})
 			}
 		}
 	}
@@ -378,8 +384,8 @@ func (x *Index) routesWith(svc *corev1.Service, lbls labels.Set, localEndpoints 
 // addressClaims), sorted by Service.
 func (x *Index) Refused() []kbgpv1.FailedResource {
 	keys := slices.Collect(maps.Keys(x.refused))
-	for _, set := range x.claims.byAddr.All() {
-		for src := range set.others {
+	for _, others := range x.claims.others {
+		for src := range others {
 			if _, static := x.refused[src]; !static {
 				keys = append(keys, src)
 			}
@@ -448,42 +454,41 @@ func (x *Index) contribute(p PeerKey, prefix netip.Prefix, src *types.Namespaced
 	m := x.contributors[p]
 	s, ok := m.Get(prefix)
 	switch {
-	case !ok:
-		s = sources{src: src, attrs: attrs}
-	case *s.src == *src:
-		s.attrs = attrs
+	case !ok || *s.src == *src:
+		m.Set(prefix, source{src: src, attrs: attrs})
 	default:
-		if s.more == nil {
-			s.more = map[types.NamespacedName]*bgp.PathAttributes{}
+		at := peerPrefix{p, prefix}
+		if x.crowded[at] == nil {
+			x.crowded[at] = map[types.NamespacedName]*bgp.PathAttributes{}
 		}
-		s.more[*src] = attrs
+		x.crowded[at][*src] = attrs
 	}
-	m.Set(prefix, s)
 }
 
 // withdraw removes what src gives prefix for the peer; another source, if any, moves
-// into the inline slot.
+// inline.
 func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedName) {
 	m := x.contributors[p]
 	s, ok := m.Get(prefix)
-	if !ok {
+	at := peerPrefix{p, prefix}
+	more := x.crowded[at]
+	switch {
+	case !ok:
 		return
-	}
-	if *s.src != src {
-		delete(s.more, src)
-		m.Set(prefix, s)
-		return
-	}
-	if len(s.more) == 0 {
+	case *s.src != src:
+		delete(more, src)
+	case len(more) == 0:
 		m.Delete(prefix)
-		return
+	default:
+		for k, a := range more {
+			m.Set(prefix, source{&k, a})
+			delete(more, k)
+			break
+		}
 	}
-	for k, a := range s.more {
-		s.src, s.attrs = &k, a
-		delete(s.more, k)
-		break
+	if more != nil && len(more) == 0 {
+		delete(x.crowded, at)
 	}
-	m.Set(prefix, s)
 }
 
 // merged is what the peer is sent for prefix, if anything: the merge (union of
@@ -494,17 +499,18 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 // nor add a blackhole community, no-export or a local preference to it.
 func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p].Get(prefix)
-	switch {
-	case !ok:
+	if !ok {
 		return bgp.PathAttributes{}, false
-	case *s.src == podCIDRSource || len(s.more) == 0:
-		return *s.attrs, true
 	}
-	if a, pods := s.more[podCIDRSource]; pods {
+	var more map[types.NamespacedName]*bgp.PathAttributes
+	if len(x.crowded) > 0 && *s.src != podCIDRSource {
+		more = x.crowded[peerPrefix{p, prefix}]
+	}
+	if a, pods := more[podCIDRSource]; pods {
 		return *a, true
 	}
 	out := *s.attrs
-	for _, a := range s.more {
+	for _, a := range more {
 		out = out.Merge(*a)
 	}
 	return out, true

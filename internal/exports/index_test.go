@@ -85,7 +85,7 @@ func TestChangesNameEachPeerBySpeakerAndAddress(t *testing.T) {
 	if diff := cmp.Diff(want, x.SetService(key, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("deleted (-want +got):\n%s", diff)
 	}
-	if len(x.services)+len(x.created)+len(x.claims.bySrc)+x.claims.byAddr.Len() != 0 || x.contributors[PeerKey{Instance: red, Name: "tor-red"}].Len() != 0 {
+	if len(x.services)+len(x.created)+len(x.crowded)+len(x.claims.bySrc)+x.claims.owners.Len()+len(x.claims.others) != 0 || x.contributors[PeerKey{Instance: red, Name: "tor-red"}].Len() != 0 {
 		t.Errorf("the index keeps state of a deleted Service: services %v, created %v, claims %v, contributors %v",
 			x.services, x.created, x.claims, x.contributors)
 	}
@@ -141,8 +141,8 @@ func TestSourcesAreComparedByName(t *testing.T) {
 	x.SetService(k1, s1, nil)
 	x.SetService(k2, s2, nil)
 	book := x.contributors[peer]
-	entry := func(p netip.Prefix) sources { s, _ := book.Get(p); return s }
-	if entry(p10).src != entry(p11).src || len(entry(p11).more) != 1 {
+	entry := func(p netip.Prefix) source { s, _ := book.Get(p); return s }
+	if entry(p10).src != entry(p11).src || len(x.crowded[peerPrefix{peer, p11}]) != 1 {
 		t.Fatalf("one call's prefixes do not share the name, or the second source is missing: %+v", maps.Collect(book.All()))
 	}
 
@@ -156,14 +156,14 @@ func TestSourcesAreComparedByName(t *testing.T) {
 	if diff := cmp.Diff(want, x.SetService(k1, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("web deleted (-want +got):\n%s", diff)
 	}
-	if s, ok := book.Get(p11); !ok || *s.src != k2 || len(s.more) != 0 || book.Len() != 1 {
+	if s, ok := book.Get(p11); !ok || *s.src != k2 || len(x.crowded) != 0 || book.Len() != 1 {
 		t.Errorf("after web left, 203.0.113.11 is api's alone: %+v", maps.Collect(book.All()))
 	}
 	want = bgp.ExportChanges{peer.Instance: {{Peer: addr, Remove: []netip.Prefix{p11}}}}
 	if diff := cmp.Diff(want, x.SetService(k2, nil, nil), cmpOpts); diff != "" {
 		t.Errorf("api deleted (-want +got):\n%s", diff)
 	}
-	if book.Len()+x.claims.byAddr.Len()+len(x.claims.bySrc) != 0 {
+	if book.Len()+x.claims.owners.Len()+len(x.claims.others)+len(x.claims.bySrc) != 0 {
 		t.Errorf("both deleted, the index keeps contributors %v, claims %v", maps.Collect(book.All()), x.claims)
 	}
 }
