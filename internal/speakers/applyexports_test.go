@@ -3,6 +3,7 @@ package speakers
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,4 +104,56 @@ var routerOpts = cmp.Options{
 	cmp.Comparer(func(x, y netip.Prefix) bool { return x == y }),
 	cmp.Comparer(func(x, y netip.Addr) bool { return x == y }),
 	cmpopts.EquateEmpty(),
+}
+
+// TestALargeExportChangeGoesInBatches: a full Apply that sets 20,000 prefixes for one
+// peer and 5,000 for another, and removes one from each, reaches the router in calls of
+// at most exportBatch prefixes to set, every removal in the first, each peer once a
+// call; afterwards both peers are sent exactly what was asked, and a full Apply of the
+// same state changes nothing.
+func TestALargeExportChangeGoesInBatches(t *testing.T) {
+	set, f := newFakeSet()
+	a, b := basePeer("a", addrA), basePeer("b", addrB)
+	svc := netip.MustParsePrefix("203.0.113.20/32")
+	mustApply(t, set, desiredOf(global, exporting(a, path(pfxPod), path(svc)), exporting(b, path(pfxPod), path(svc))))
+	r := f.Router(key)
+	r.ExportBatches()
+
+	many := func(n int, second byte) []bgp.Path {
+		out := []bgp.Path{path(pfxPod)}
+		for i := range n {
+			out = append(out, path(netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, byte(i >> 8), byte(i)}), 32)))
+		}
+		slices.SortFunc(out, comparePaths)
+		return out
+	}
+	wantA, wantB := many(20_000, 128), many(5_000, 129)
+	mustApply(t, set, desiredOf(global, exporting(a, wantA...), exporting(b, wantB...)))
+	batches := r.ExportBatches()
+	if want := (25_000 + exportBatch - 1) / exportBatch; len(batches) != want {
+		t.Errorf("%d ApplyExports calls, want %d (25,000 prefixes in batches of %d)", len(batches), want, exportBatch)
+	}
+	for i, batch := range batches {
+		sets, removes, peers := 0, 0, map[netip.Addr]bool{}
+		for _, ch := range batch {
+			sets, removes = sets+len(ch.Set), removes+len(ch.Remove)
+			if peers[ch.Peer] {
+				t.Errorf("call %d: peer %s changed twice", i, ch.Peer)
+			}
+			peers[ch.Peer] = true
+		}
+		if sets > exportBatch || (i == 0) != (removes == 2) {
+			t.Errorf("call %d sets %d prefixes (at most %d) and removes %d", i, sets, exportBatch, removes)
+		}
+	}
+	if diff := cmp.Diff(wantA, r.Advertised(addrA), routerOpts...); diff != "" {
+		t.Errorf("peer a (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantB, r.Advertised(addrB), routerOpts...); diff != "" {
+		t.Errorf("peer b (-want +got):\n%s", diff)
+	}
+	mustApply(t, set, desiredOf(global, exporting(a, wantA...), exporting(b, wantB...)))
+	if got := r.ExportBatches(); len(got) != 0 {
+		t.Errorf("a full Apply of the same state changed exports in %d calls", len(got))
+	}
 }

@@ -147,13 +147,62 @@ func (u exportUpdate) sorted() bool {
 	return len(u.change.Set)+len(u.change.Remove) > 0
 }
 
-// applyExports sends the export changes of one speaker's peers in one batch and
-// records them as applied, at the cost of the changes. On error none of it counts as
-// applied, so the next Apply sends it again.
+// exportBatch is the most prefixes applyExports sets in one call of the router's
+// ApplyExports. A change of a whole table (a peer's export after a full build, 100k+
+// routes) goes in batches, so that what the router and GoBGP build for each prefix
+// while applying it (the policy edit, the reference counts, the API paths) is held for
+// one batch at a time, not for the table: the heap's peak sets how far it grows before
+// the next collection, and so the agent's resident memory. Removals are not batched:
+// withdrawing a prefix another peer still gets re-runs the peer's whole export policy
+// (see the adapter's reexport), once per call.
+const exportBatch = 8192
+
+// applyExports sends the export changes of one speaker's peers, in batches of at most
+// exportBatch prefixes to set, and records each batch as applied once the router has
+// applied it, at the cost of the changes. On error the failed batch and those after it
+// do not count as applied, so the next Apply sends them again.
 func applyExports(ctx context.Context, inst *instance, updates []exportUpdate) error {
-	if len(updates) == 0 {
-		return nil
+	for len(updates) > 0 {
+		var batch []exportUpdate
+		batch, updates = nextExportBatch(updates, exportBatch)
+		if err := applyExportBatch(ctx, inst, batch); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// nextExportBatch splits off the first n prefixes to set of updates, with every
+// removal among them, and returns them and what is left (nil when nothing is). An
+// update is split where the batch ends; a peer has one update in a batch.
+func nextExportBatch(updates []exportUpdate, n int) (batch, rest []exportUpdate) {
+	for i, u := range updates {
+		if len(u.change.Set) > n {
+			head, tail := u, exportUpdate{name: u.name, change: bgp.ExportChange{Peer: u.change.Peer}}
+			head.change.Set, tail.change.Set = u.change.Set[:n:n], u.change.Set[n:]
+			batch, rest = append(batch, head), append(rest, tail)
+			for _, later := range updates[i+1:] {
+				// Their removals go now; what they set waits.
+				now, after := later, later
+				now.change.Set, after.change.Remove = nil, nil
+				if len(now.change.Remove) > 0 {
+					batch = append(batch, now)
+				}
+				if len(after.change.Set) > 0 {
+					rest = append(rest, after)
+				}
+			}
+			return batch, rest
+		}
+		n -= len(u.change.Set)
+		batch = append(batch, u)
+	}
+	return batch, nil
+}
+
+// applyExportBatch sends the export changes of one speaker's peers in one batch and
+// records them as applied.
+func applyExportBatch(ctx context.Context, inst *instance, updates []exportUpdate) error {
 	changes := make([]bgp.ExportChange, 0, len(updates))
 	for _, u := range updates {
 		changes = append(changes, u.change)
