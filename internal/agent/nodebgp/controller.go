@@ -64,6 +64,7 @@ func New(mgr ctrl.Manager, c Config) (*Reconciler, error) {
 		cidrEvents: make(chan event.GenericEvent, 1),
 		pacer:      exports.NewPacer(exports.WeightInterval),
 		coverage:   newCoverage(),
+		memory:     newMemoryRelease(),
 	}
 	r.serviceCIDRs = newServiceCIDRWatch(c.Clientset.Discovery(), c.Clientset, c.Logger, func() {
 		select { // one pending event is enough: it re-reads every ServiceCIDR

@@ -83,6 +83,8 @@ type Reconciler struct {
 	// buildStart is where a full build the current request makes starts.
 	coverage   *coverage
 	buildStart uint64
+	// memory hands back what a bulk build or change left behind.
+	memory *memoryRelease
 }
 
 // reconcile handles one Service (see reconcileService), a reservation's change (see
@@ -164,6 +166,7 @@ func (r *Reconciler) reconcileAll(ctx context.Context) (reconcile.Result, error)
 	res := intent.Build(in)
 	r.requeueHeld(res.Exports)
 	applyErr := r.speakers.Apply(ctx, res.Desired)
+	r.memory.after(desiredRoutes(res.Desired))
 	if applyErr == nil {
 		r.drain.observe(res.ShutdownWait, now)
 	}

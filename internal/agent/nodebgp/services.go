@@ -71,6 +71,7 @@ func (r *Reconciler) setServices(ctx context.Context, keys []types.NamespacedNam
 		return reconcile.Result{}, nil
 	}
 	defer r.restart.Trigger()
+	defer r.memory.after(changedRoutes(changes))
 	if err := r.speakers.ApplyExports(ctx, changes); err != nil {
 		// The index is ahead of the speakers now; the retry rebuilds everything.
 		r.exportsStale = true
