@@ -108,6 +108,27 @@ func (a *agentProcess) usage() (cpu time.Duration, rss int64) {
 	return procCPU(a.proc.PID()), rss
 }
 
+// gcCounters are the bytes the agent has allocated since it started and the
+// collections it has run, from its metrics: between two readings they say how much
+// garbage a piece of work made and how many collections it paid for.
+func (a *agentProcess) gcCounters(t *testing.T) (allocated float64, collections int) {
+	t.Helper()
+	out, err := a.ns.ExecTimeout(10*time.Second, "curl", "-sf", "http://127.0.0.1:9080/metrics")
+	m, c := allocatedRe.FindStringSubmatch(out), collectionsRe.FindStringSubmatch(out)
+	if err != nil || m == nil || c == nil {
+		t.Errorf("agent GC counters: %v: %.200s", err, out)
+		return 0, 0
+	}
+	allocated, _ = strconv.ParseFloat(m[1], 64)
+	collections, _ = strconv.Atoi(c[1])
+	return allocated, collections
+}
+
+var (
+	allocatedRe   = regexp.MustCompile(`(?m)^go_memstats_alloc_bytes_total (\S+)$`)
+	collectionsRe = regexp.MustCompile(`(?m)^go_gc_duration_seconds_count (\d+)$`)
+)
+
 // memStats logs where the agent's memory is, as the Go runtime counts it: with the
 // resident set it tells the live heap from the heap Go keeps above it (GOGC's headroom,
 // freed spans not yet returned) and from the rest.
@@ -149,16 +170,31 @@ var heapAllocRe = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
 // heapProfile saves the agent's live heap, after a collection, as
 // $KBGP_BENCH_PROFILE_DIR/name when that is set (read it with `go tool pprof -top`).
 func (a *agentProcess) heapProfile(t *testing.T, name string) {
+	a.saveProfile(t, name, "heap?gc=1")
+}
+
+// allocsProfile saves what the agent has allocated since it started, as
+// $KBGP_BENCH_PROFILE_DIR/name when that is set: two of them tell what a piece of work
+// allocated (`go tool pprof -sample_index=alloc_space -base before after`). It runs a
+// collection first (the profile is as of a collection, up to two behind without it),
+// which changes when the agent collects next.
+func (a *agentProcess) allocsProfile(t *testing.T, name string) {
+	a.saveProfile(t, name, "heap?gc=1")
+}
+
+// saveProfile saves the agent's pprof profile of path as $KBGP_BENCH_PROFILE_DIR/name
+// when that is set.
+func (a *agentProcess) saveProfile(t *testing.T, name, path string) {
 	dir := os.Getenv("KBGP_BENCH_PROFILE_DIR")
 	if dir == "" {
 		return
 	}
-	path := filepath.Join(dir, name)
-	if out, err := a.ns.ExecTimeout(time.Minute, "curl", "-sf", "-o", path, "http://127.0.0.1:9082/debug/pprof/heap?gc=1"); err != nil {
-		t.Errorf("agent heap profile: %v: %s", err, out)
+	file := filepath.Join(dir, name)
+	if out, err := a.ns.ExecTimeout(time.Minute, "curl", "-sf", "-o", file, "http://127.0.0.1:9082/debug/pprof/"+path); err != nil {
+		t.Errorf("agent profile %s: %v: %s", path, err, out)
 		return
 	}
-	t.Logf("agent heap profile: %s", path)
+	t.Logf("agent profile %s: %s", path, file)
 }
 
 // cpuProfile saves a CPU profile of the agent's next d, from as soon as its pprof

@@ -74,6 +74,14 @@ func TestB1ColdBulk(t *testing.T) {
 				t.Fatal(err)
 			}
 			load := loadAvg()
+			var alloc0 float64
+			var gcs0 int
+			if name == "kbgp" {
+				alloc0, gcs0 = agent.gcCounters(t)
+				if pass == 0 {
+					agent.allocsProfile(t, fmt.Sprintf("b1-agent-allocs-before-%d.pb.gz", routes))
+				}
+			}
 			cpu0, frrCPU0 := procCPU(pids[name]), procCPU(l.frr.Proc.PID())
 			capture := startCapture(t, l.frr.Namespace(), "to-"+name)
 			saved := func() {}
@@ -84,6 +92,14 @@ func TestB1ColdBulk(t *testing.T) {
 			ft := watchFullTable(t, l.frr, addr, routes, before.updates, 5*time.Minute)
 			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
 			saved()
+			if name == "kbgp" {
+				alloc, gcs := agent.gcCounters(t)
+				if pass == 0 {
+					agent.allocsProfile(t, fmt.Sprintf("b1-agent-allocs-after-%d.pb.gz", routes))
+				}
+				t.Logf("pass %d kbgp : the agent allocated %.1f MiB (%.0f B a route) and ran %d collections in the pass",
+					pass+1, (alloc-alloc0)/(1<<20), (alloc-alloc0)/float64(routes), gcs-gcs0)
+			}
 			wire := capture.stop(t, l.speakers[name].addr)
 			ft = ft.since(wire.established)
 			t.Logf("pass %d %-5s on the wire: Established → first UPDATE %s, → last UPDATE %s (%d UPDATEs)",
