@@ -84,104 +84,93 @@ func newAddressClaims() addressClaims {
 }
 
 // of are the claims src holds.
-func (c addressClaims) of(src types.NamespacedName) []addrClaim {
+func (c addressClaims) of(src types.NamespacedName) serviceClaims {
 	l := c.bySrc[src]
-	out := make([]addrClaim, 0, l.len())
+	out := serviceClaims{list: make([]addrClaim, 0, l.len()), rank: make(map[netip.Addr]claimRank, l.len())}
 	for host, rank := range l.all() {
-		out = append(out, addrClaim{host.Addr(), rank})
+		out.list = append(out.list, addrClaim{host.Addr(), rank})
+		out.rank[host.Addr()] = rank
 	}
 	return out
 }
 
-// claimsOf are the addresses svc claims, each once with its strongest claim (none when
-// svc is nil).
-func claimsOf(svc *corev1.Service) []addrClaim {
+// serviceClaims are the claims of one Service, each address once with its strongest
+// claim, and the same indexed by address, so that comparing two Services' claims costs
+// a lookup per claim, not a scan: a Service of thousands of addresses.
+type serviceClaims struct {
+	list []addrClaim
+	rank map[netip.Addr]claimRank
+}
+
+// claimsOf are the claims of svc (none when svc is nil).
+func claimsOf(svc *corev1.Service) serviceClaims {
 	if svc == nil {
-		return nil
+		return serviceClaims{}
 	}
-	var out []addrClaim
-	seen := map[netip.Addr]struct{}{}
+	// Room for every address the Service lists, of every kind.
+	n := len(svc.Spec.ClusterIPs) + len(svc.Spec.ExternalIPs) + len(svc.Status.LoadBalancer.Ingress) + 1
+	out := serviceClaims{list: make([]addrClaim, 0, n), rank: make(map[netip.Addr]claimRank, n)}
 	for rank, kind := range claimKinds {
 		for _, a := range ServiceAddresses(svc, kind) {
-			if _, dup := seen[a]; !dup {
-				seen[a] = struct{}{}
-				out = append(out, addrClaim{addr: a, rank: claimRank(rank)})
+			if _, dup := out.rank[a]; !dup {
+				out.rank[a] = claimRank(rank)
+				out.list = append(out.list, addrClaim{addr: a, rank: claimRank(rank)})
 			}
 		}
 	}
 	return out
 }
 
-// claimSetOf indexes claims by address (the last claim of an address wins; a
-// Service's own claims name each address once), so that comparing two claim lists
-// costs a lookup per claim, not a scan: a Service of thousands of addresses.
-func claimSetOf(claims []addrClaim) map[netip.Addr]claimRank {
-	out := make(map[netip.Addr]claimRank, len(claims))
-	for _, c := range claims {
-		out[c.addr] = c.rank
-	}
-	return out
-}
-
-// holds reports whether the indexed claims have c, address and rank.
-func holds(set map[netip.Addr]claimRank, c addrClaim) bool {
-	rank, ok := set[c.addr]
+// holds reports whether the claims have c, address and rank.
+func (s serviceClaims) holds(c addrClaim) bool {
+	rank, ok := s.rank[c.addr]
 	return ok && rank == c.rank
 }
 
-// changedClaims are the addresses claimed differently in old and now, each once.
-func changedClaims(old, now []addrClaim) []netip.Addr {
-	oldSet, nowSet := claimSetOf(old), claimSetOf(now)
+// changedClaims are the addresses claimed differently in old and now, each once: an
+// address now claims that old claims otherwise is listed from old.
+func changedClaims(old, now serviceClaims) []netip.Addr {
 	var out []netip.Addr
-	listed := map[netip.Addr]struct{}{}
-	add := func(a netip.Addr) {
-		if _, dup := listed[a]; !dup {
-			listed[a] = struct{}{}
-			out = append(out, a)
+	for _, o := range old.list {
+		if !now.holds(o) {
+			out = append(out, o.addr)
 		}
 	}
-	for _, o := range old {
-		if !holds(nowSet, o) {
-			add(o.addr)
-		}
-	}
-	for _, n := range now {
-		if !holds(oldSet, n) {
-			add(n.addr)
+	for _, n := range now.list {
+		if _, was := old.rank[n.addr]; !was {
+			out = append(out, n.addr)
 		}
 	}
 	return out
 }
 
-// set replaces the claims of src, whose creation time older already knows, and
-// returns the addresses whose owner changed. renew re-adds claims that did not
-// change (src was re-created under the same name).
-func (c addressClaims) set(src types.NamespacedName, now []addrClaim, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
-	old := c.of(src)
-	oldSet, nowSet := claimSetOf(old), claimSetOf(now)
+// set replaces the claims of src, old (as of returns them), with now, and returns the
+// addresses whose owner changed, each once. older knows src's creation time. renew
+// re-adds claims that did not change (src was re-created under the same name).
+func (c addressClaims) set(src types.NamespacedName, old, now serviceClaims, renew bool, older func(a, b types.NamespacedName) bool) []netip.Addr {
 	ref := &src
 	var changed []netip.Addr
-	listed := map[netip.Addr]struct{}{}
-	for _, o := range old {
-		if renew || !holds(nowSet, o) {
-			if c.remove(src, o.addr, older) {
-				changed = append(changed, o.addr)
-				listed[o.addr] = struct{}{}
-			}
+	for _, o := range old.list {
+		if (renew || !now.holds(o)) && c.remove(src, o.addr, older) {
+			changed = append(changed, o.addr)
 		}
 	}
-	for _, n := range now {
-		if (renew || !holds(oldSet, n)) && c.add(ref, n, older) {
-			if _, dup := listed[n.addr]; !dup {
-				changed = append(changed, n.addr)
-				listed[n.addr] = struct{}{}
-			}
+	removed := len(changed)
+	for _, n := range now.list {
+		if (renew || !old.holds(n)) && c.add(ref, n, older) {
+			changed = append(changed, n.addr)
 		}
 	}
-	if len(now) == 0 {
+	if removed > 0 && len(changed) > removed {
+		// An address whose owner changed as src's claim left and again as it came
+		// back (another rank, or renewed).
+		slices.SortFunc(changed, netip.Addr.Compare)
+		changed = slices.Compact(changed)
+	}
+	if len(now.list) == 0 {
 		delete(c.bySrc, src)
 	} else {
-		c.bySrc[src] = prefixListOf(now, addrClaim.entry)
+		c.bySrc[src] = prefixListOf(now.list, addrClaim.entry)
 	}
 	return changed
 }

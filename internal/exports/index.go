@@ -168,22 +168,23 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 		x.pacer.Forget(key)
 	}
 	old := x.services[key]
-	// syncs are the sources whose presence among the sources of a peer's prefix is
-	// re-decided, with what they give it (nil: nothing).
-	type sync struct {
-		src *types.NamespacedName
-		peerPrefix
-		attrs *bgp.PathAttributes
-	}
-	self := &key
-	// before are the peers' prefixes whose export may change, each with its merged
-	// attributes before the change; the Service's own syncs are one per entry.
+	// before are the peers' prefixes whose export may change, each with what the peer
+	// was sent for it (nil: nothing).
 	peers := unionKeys(old, now)
 	routes := 0
 	for _, p := range peers {
 		routes += old[p].len() + len(now[p])
 	}
-	before := make(map[peerPrefix]*bgp.PathAttributes, routes)
+	claims, oldClaims := claimsOf(svc), x.claims.of(key)
+	created, known := x.created[key]
+	renew := svc != nil && known && !created.Equal(svc.CreationTimestamp.Time)
+	changed := changedClaims(oldClaims, claims)
+	if renew {
+		changed = unionKeys(oldClaims.rank, claims.rank)
+	}
+	// A Service's changed claims are mostly its routes' addresses: the larger of the
+	// two, not their sum.
+	before := make(map[peerPrefix]*bgp.PathAttributes, max(routes, len(changed)*len(x.rules)))
 	nowByPrefix := make(map[PeerKey]map[netip.Prefix]*bgp.PathAttributes, len(peers))
 	for _, p := range peers {
 		was, is := make(map[netip.Prefix]*bgp.PathAttributes, old[p].len()), byPrefix(now[p])
@@ -196,26 +197,15 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 			before[peerPrefix{p, prefix}] = nil
 		}
 	}
-	claims := claimsOf(svc)
-	created, known := x.created[key]
-	renew := svc != nil && known && !created.Equal(svc.CreationTimestamp.Time)
-	changed := changedClaims(x.claims.of(key), claims)
-	if renew {
-		changed = changedClaims(nil, append(claims, x.claims.of(key)...))
-	}
 	for _, addr := range changed {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for p := range x.rules {
 			before[peerPrefix{p, prefix}] = nil
 		}
 	}
-	var had map[peerPrefix]bool
 	if diff {
-		had = make(map[peerPrefix]bool, len(before))
 		for a := range before {
-			if attrs, ok := x.merged(a.p, a.prefix); ok {
-				before[a], had[a] = &attrs, true
-			}
+			before[a], _ = x.mergedRef(a.p, a.prefix)
 		}
 	}
 
@@ -232,47 +222,27 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 		x.services[key] = kept
 	}
 	x.touched[key] = struct{}{}
-	syncs := make([]sync, 0, len(before))
+	// The claims change first: whether a source is among a prefix's sources depends on
+	// who owns the address. The Service's own prefixes are all in before; the other
+	// claimants of an address whose owner changed are re-decided after them.
+	ownerChanged := x.claims.set(key, oldClaims, claims, renew, x.older)
+	self := &key
 	for a := range before {
-		syncs = append(syncs, sync{self, a, nowByPrefix[a.p][a.prefix]})
+		rank, claimed := claims.rank[a.prefix.Addr()]
+		x.sync(self, a, nowByPrefix[a.p][a.prefix], rank, claimed)
 	}
-	for _, addr := range x.claims.set(key, claims, renew, x.older) {
+	for _, addr := range ownerChanged {
 		prefix := netip.PrefixFrom(addr, addr.BitLen())
 		for _, other := range x.claims.claimants(addr) {
 			x.touched[other] = struct{}{}
 			if other == key {
-				continue // its own prefixes are all in before: synced below
+				continue // its own prefixes are all in before: synced above
 			}
 			o := other
+			rank, claimed := x.claims.rankOf(other, addr)
 			for p := range x.rules {
-				syncs = append(syncs, sync{&o, peerPrefix{p, prefix}, x.contribution(other, p, prefix)})
+				x.sync(&o, peerPrefix{p, prefix}, x.contribution(other, p, prefix), rank, claimed)
 			}
-		}
-	}
-	mine := make(map[netip.Addr]claimRank, len(claims))
-	for _, c := range claims {
-		mine[c.addr] = c.rank
-	}
-	for _, s := range syncs {
-		if !s.prefix.IsSingleIP() {
-			// An aggregate of Service addresses (docs/advertisements.md) is no one
-			// address: no claim decides it, and as the least specific route to its
-			// addresses it takes no owner's traffic from the owner's host route.
-			if s.attrs == nil {
-				x.withdraw(s.p, s.prefix, *s.src)
-			} else {
-				x.contribute(s.p, s.prefix, s.src, s.attrs)
-			}
-			continue
-		}
-		rank, ok := mine[s.prefix.Addr()]
-		if *s.src != key {
-			rank, ok = x.claims.rankOf(*s.src, s.prefix.Addr())
-		}
-		if _, outranked := x.claims.outranked(*s.src, rank, s.prefix.Addr()); s.attrs == nil || !ok || outranked {
-			x.withdraw(s.p, s.prefix, *s.src)
-		} else {
-			x.contribute(s.p, s.prefix, s.src, s.attrs)
 		}
 	}
 
@@ -287,24 +257,58 @@ func (x *Index) setService(key types.NamespacedName, svc *corev1.Service, slices
 	if !diff {
 		return nil
 	}
+	// A Service's own prefixes are nearly all set (it is there) or all removed (it was
+	// deleted): a peer's list of those is made as long as its entries in before.
+	entries := map[PeerKey]int{}
+	for a := range before {
+		entries[a.p]++
+	}
 	changes := map[PeerKey]*bgp.ExportChange{}
 	for a, was := range before {
-		after, has := x.merged(a.p, a.prefix)
+		after, has := x.mergedRef(a.p, a.prefix)
 		ch := changes[a.p]
 		if ch == nil {
 			ch = &bgp.ExportChange{Peer: x.addrs[a.p]}
 		}
 		switch {
-		case had[a] && !has:
+		case was != nil && !has:
+			if ch.Remove == nil && svc == nil {
+				ch.Remove = make([]netip.Prefix, 0, entries[a.p])
+			}
 			ch.Remove = append(ch.Remove, a.prefix)
-		case has && (!had[a] || !reflect.DeepEqual(*was, after)):
-			ch.Set = append(ch.Set, bgp.Path{Prefix: a.prefix, Attributes: after})
+		case has && (was == nil || (was != after && !reflect.DeepEqual(*was, *after))):
+			if ch.Set == nil && svc != nil {
+				ch.Set = make([]bgp.Path, 0, entries[a.p])
+			}
+			ch.Set = append(ch.Set, bgp.Path{Prefix: a.prefix, Attributes: *after})
 		default:
 			continue
 		}
 		changes[a.p] = ch
 	}
 	return sortedChanges(changes)
+}
+
+// sync re-decides whether src, whose claim on the address of a host prefix has rank
+// (claimed: it has one), is among the sources of a peer's prefix, giving it attrs
+// (nil: nothing).
+func (x *Index) sync(src *types.NamespacedName, at peerPrefix, attrs *bgp.PathAttributes, rank claimRank, claimed bool) {
+	if !at.prefix.IsSingleIP() {
+		// An aggregate of Service addresses (docs/advertisements.md) is no one
+		// address: no claim decides it, and as the least specific route to its
+		// addresses it takes no owner's traffic from the owner's host route.
+		if attrs == nil {
+			x.withdraw(at.p, at.prefix, *src)
+		} else {
+			x.contribute(at.p, at.prefix, src, attrs)
+		}
+		return
+	}
+	if _, outranked := x.claims.outranked(*src, rank, at.prefix.Addr()); attrs == nil || !claimed || outranked {
+		x.withdraw(at.p, at.prefix, *src)
+	} else {
+		x.contribute(at.p, at.prefix, src, attrs)
+	}
 }
 
 // contribution is what src's entry gives the peer's prefix, nil when nothing.
@@ -365,15 +369,20 @@ func (x *Index) serviceExports(key types.NamespacedName, svc *corev1.Service, en
 func (x *Index) routesWith(svc *corev1.Service, lbls labels.Set, localEndpoints int) (map[PeerKey][]Route, []Refusal) {
 	out := map[PeerKey][]Route{}
 	var refused []Refusal
-	announced := map[netip.Addr]bool{}
 	for p, rules := range x.rules {
 		routes, no := rules.Routes(svc, lbls, localEndpoints)
 		refused = append(refused, no...)
-		for _, r := range routes {
-			announced[r.Prefix.Addr()] = true
-		}
 		if len(routes) > 0 {
 			out[p] = routes
+		}
+	}
+	if len(refused) == 0 {
+		return out, nil
+	}
+	announced := map[netip.Addr]bool{}
+	for _, routes := range out {
+		for _, r := range routes {
+			announced[r.Prefix.Addr()] = true
 		}
 	}
 	return out, slices.DeleteFunc(refused, func(r Refusal) bool { return announced[r.Addr] })
@@ -491,29 +500,41 @@ func (x *Index) withdraw(p PeerKey, prefix netip.Prefix, src types.NamespacedNam
 	}
 }
 
-// merged is what the peer is sent for prefix, if anything: the merge (union of
+// merged is what the peer is sent for prefix, if anything (see mergedRef).
+func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
+	if a, ok := x.mergedRef(p, prefix); ok {
+		return *a, true
+	}
+	return bgp.PathAttributes{}, false
+}
+
+// mergedRef is what the peer is sent for prefix, if anything: the merge (union of
 // communities, highest local preference; commutative, so map order does not matter)
-// of its sources. The node's pod CIDRs own their prefixes alone; the Services among
+// of its sources. A prefix of one source, nearly every one, is given its source's
+// attributes, shared and never changed, not a copy. The node's pod CIDRs own their prefixes alone; the Services among
 // the sources are those no other Service outranks (see SetService), all of the owner's
 // namespace, so a Service announcing someone else's address can neither announce it
 // nor add a blackhole community, no-export or a local preference to it.
-func (x *Index) merged(p PeerKey, prefix netip.Prefix) (bgp.PathAttributes, bool) {
+func (x *Index) mergedRef(p PeerKey, prefix netip.Prefix) (*bgp.PathAttributes, bool) {
 	s, ok := x.contributors[p].Get(prefix)
 	if !ok {
-		return bgp.PathAttributes{}, false
+		return nil, false
 	}
 	var more map[types.NamespacedName]*bgp.PathAttributes
 	if len(x.crowded) > 0 && *s.src != podCIDRSource {
 		more = x.crowded[peerPrefix{p, prefix}]
 	}
 	if a, pods := more[podCIDRSource]; pods {
-		return *a, true
+		return a, true
+	}
+	if len(more) == 0 {
+		return s.attrs, true
 	}
 	out := *s.attrs
 	for _, a := range more {
 		out = out.Merge(*a)
 	}
-	return out, true
+	return &out, true
 }
 
 // older reports whether source a was created before b (ties by namespace/name).

@@ -95,10 +95,7 @@ func TestChangesNameEachPeerBySpeakerAndAddress(t *testing.T) {
 // address, the older owns it; the later one is refused, and announced once the owner
 // is gone, with both named among the touched refusals.
 func TestAnotherNamespaceWaitsForTheOwner(t *testing.T) {
-	p, addr := PeerKey{Name: "tor"}, netip.MustParseAddr("10.0.0.1")
-	c1 := bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}
-	x := New("worker-1")
-	x.AddPeer(p, addr, nil, &announceAll{c1})
+	x, p := indexOfOnePeer()
 	ko, owner := externalIP("shop", "web", 1, "203.0.113.10")
 	ks, squat := externalIP("other", "squat", 2, "203.0.113.10")
 	x.SetService(ko, owner, nil)
@@ -123,6 +120,57 @@ func TestAnotherNamespaceWaitsForTheOwner(t *testing.T) {
 	if got := x.Refused(); len(got) != 0 {
 		t.Errorf("Refused() = %v", got)
 	}
+}
+
+// TestARecreatedOwnerLosesItsRank: the owner of an address is deleted and created again
+// under its name while the index saw no deletion (a missed event, a full build's
+// state): its claims are renewed with the new creation time, the other namespace's
+// Service, now the older, owns and announces the address, and the re-created one is
+// refused for it; claims are compared by address and rank, so an owner re-set with the
+// same creation time changes nothing.
+func TestARecreatedOwnerLosesItsRank(t *testing.T) {
+	x, p := indexOfOnePeer()
+	ko, owner := externalIP("shop", "web", 1, "203.0.113.10")
+	ks, other := externalIP("other", "api", 2, "203.0.113.10")
+	x.SetService(ko, owner, nil)
+	x.SetService(ks, other, nil)
+	if got := x.SetService(ko, owner.DeepCopy(), nil); len(got) != 0 {
+		t.Errorf("the owner set again unchanged changed the export: %v", got)
+	}
+	if x.RefusedOf(ko) != "" || x.RefusedOf(ks) == "" {
+		t.Fatalf("before: owner refused %q, other refused %q", x.RefusedOf(ko), x.RefusedOf(ks))
+	}
+	x.TouchedRefusals()
+
+	recreated := owner.DeepCopy()
+	recreated.CreationTimestamp = metav1.Unix(3, 0)
+	x.SetService(ko, recreated, nil)
+	const refused = "ExternalIP 203.0.113.10 is the ExternalIP of Service other/api of another namespace: not announced"
+	if got := x.RefusedOf(ko); got != refused {
+		t.Errorf("the re-created Service is refused %q, want %q", got, refused)
+	}
+	if got := x.RefusedOf(ks); got != "" {
+		t.Errorf("the older Service is still refused: %q", got)
+	}
+	if got := x.TouchedRefusals(); !cmp.Equal(got, []types.NamespacedName{ks, ko}) {
+		t.Errorf("touched %v, want both", got)
+	}
+	if got := x.Export(p); len(got) != 1 {
+		t.Errorf("the address is not announced once: %v", got)
+	}
+	x.SetService(ks, nil, nil)
+	if x.RefusedOf(ko) != "" || len(x.Export(p)) != 1 || len(x.claims.others) != 0 {
+		t.Errorf("the other Service deleted: re-created one refused %q, export %v, contested %v", x.RefusedOf(ko), x.Export(p), x.claims.others)
+	}
+}
+
+// indexOfOnePeer is an index with one peer, tor, given every external IP with one
+// community.
+func indexOfOnePeer() (*Index, PeerKey) {
+	p := PeerKey{Name: "tor"}
+	x := New("worker-1")
+	x.AddPeer(p, netip.MustParseAddr("10.0.0.1"), nil, &announceAll{bgp.PathAttributes{Communities: []uint32{65001<<16 | 1}}})
+	return x, p
 }
 
 // TestSourcesAreComparedByName: the index keeps a Service's name once per SetService
