@@ -44,7 +44,9 @@ type serviceRules []serviceRule
 func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, localEndpoints int) ([]exports.Route, []exports.Refusal) {
 	var routes []exports.Route
 	var refused []exports.Refusal
-	seen := map[netip.Prefix]int{}
+	// seen indexes the routes by prefix once a second rule gives some: the routes of
+	// one rule are each of its prefixes once already.
+	var seen map[netip.Prefix]int
 	for i := range rs {
 		r := &rs[i]
 		if !r.selector.Matches(lbls) {
@@ -52,19 +54,31 @@ func (rs serviceRules) Routes(svc *corev1.Service, lbls labels.Set, localEndpoin
 		}
 		hosts, no := serviceHostRoutes(svc, lbls, r, localEndpoints > 0)
 		refused = append(refused, no...)
+		switch {
+		case len(hosts) == 0:
+			continue
+		case routes == nil:
+			routes = make([]exports.Route, 0, len(hosts))
+		case seen == nil:
+			seen = make(map[netip.Prefix]int, len(routes)+len(hosts))
+			for j, route := range routes {
+				seen[route.Prefix] = j
+			}
+		}
 		for _, h := range hosts {
 			attrs := &r.attrs
 			if r.weighted != nil {
 				attrs = r.weightedAttributes(linkBandwidth(r.bandwidthASN, h.nodeLocal, localEndpoints))
 			}
-			j, dup := seen[h.prefix]
-			if !dup {
-				seen[h.prefix] = len(routes)
-				routes = append(routes, exports.Route{Prefix: h.prefix, Attributes: attrs})
+			if j, dup := seen[h.prefix]; dup {
+				merged := routes[j].Attributes.Merge(*attrs)
+				routes[j].Attributes = &merged
 				continue
 			}
-			merged := routes[j].Attributes.Merge(*attrs)
-			routes[j].Attributes = &merged
+			if seen != nil {
+				seen[h.prefix] = len(routes)
+			}
+			routes = append(routes, exports.Route{Prefix: h.prefix, Attributes: attrs})
 		}
 	}
 	return routes, refused
