@@ -3,6 +3,7 @@ package nodebgp
 import (
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"kbgp.io/kbgp/internal/bgp"
 )
@@ -11,6 +12,11 @@ import (
 // the heap's free memory back to the operating system.
 const bulkRoutes = 10_000
 
+// releaseEvery is the least time between two releases: a full build runs again on
+// some retries (a missing VRF device, a router ID waiting for its Node) and each
+// release is a collection, a second of CPU time at a million routes.
+const releaseEvery = time.Minute
+
 // memoryRelease hands the memory a bulk change left behind back to the operating
 // system once the change is applied. A full build of 100k routes makes the exports
 // again beside the ones it replaces, and the speakers and GoBGP build the change batch
@@ -18,17 +24,22 @@ const bulkRoutes = 10_000
 // before Go collects (GOGC 100). Go keeps those pages until its next collection, which
 // an agent gone quiet runs only every two minutes, and then hands them back slowly:
 // without this an agent holding 100k routes stays about 1.6 KiB a route resident,
-// three times its live heap (bench/RESULTS.md, B1m). The release is one collection,
-// run beside the agent's work; requests while it runs make one more after it.
+// three times its live heap (bench/RESULTS.md, B1m). A release is one collection, run
+// beside the agent's work, at most one every releaseEvery: a bulk change within that
+// time of the last release is handed back when the time is up.
 type memoryRelease struct {
-	mu             sync.Mutex
-	running, again bool
+	mu sync.Mutex
+	// scheduled is set from a request until the release it scheduled starts; last is
+	// when the last release started.
+	scheduled bool
+	last      time.Time
+	every     time.Duration
 	// free is debug.FreeOSMemory; tests count it.
 	free func()
 }
 
 func newMemoryRelease() *memoryRelease {
-	return &memoryRelease{free: debug.FreeOSMemory}
+	return &memoryRelease{every: releaseEvery, free: debug.FreeOSMemory}
 }
 
 // after notes a build or change of routes routes: a bulk one asks for a release. A
@@ -39,25 +50,18 @@ func (m *memoryRelease) after(routes int) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.running {
-		m.again = true
+	if m.scheduled {
 		return
 	}
-	m.running = true
-	go m.run()
+	m.scheduled = true
+	time.AfterFunc(max(time.Until(m.last.Add(m.every)), 0), m.run)
 }
 
 func (m *memoryRelease) run() {
-	for {
-		m.free()
-		m.mu.Lock()
-		again := m.again
-		m.running, m.again = again, false
-		m.mu.Unlock()
-		if !again {
-			return
-		}
-	}
+	m.mu.Lock()
+	m.scheduled, m.last = false, time.Now()
+	m.mu.Unlock()
+	m.free()
 }
 
 // desiredRoutes are the routes a full build has the speakers send, over all peers.
