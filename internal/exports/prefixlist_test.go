@@ -18,19 +18,17 @@ import (
 // (IPv4 host prefixes, wider IPv4 ones, IPv4-mapped and IPv6 host prefixes, in any
 // order) and no other, with no spare capacity.
 func TestPrefixListIsAList(t *testing.T) {
-	rng := rand.New(rand.NewPCG(42, 43))
-	prefix := func() netip.Prefix {
-		b := byte(rng.IntN(64))
-		switch rng.IntN(4) {
-		case 0:
-			return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, 0, b}), 32)
-		case 1:
-			return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, b, 0}), 24)
-		case 2:
-			return netip.PrefixFrom(netip.AddrFrom16([16]byte{10: 0xff, 11: 0xff, 12: 10, 15: b}), 128)
-		}
-		return netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 15: b}), 128)
+	// candidates are 64 prefixes of each kind; a round picks some of them.
+	var candidates []netip.Prefix
+	for b := range byte(64) {
+		candidates = append(candidates,
+			netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, 0, b}), 32),
+			netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, b, 0}), 24),
+			netip.PrefixFrom(netip.AddrFrom16([16]byte{10: 0xff, 11: 0xff, 12: 10, 15: b}), 128),
+			netip.PrefixFrom(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 15: b}), 128))
 	}
+	rng := rand.New(rand.NewPCG(42, 43))
+	prefix := func() netip.Prefix { return candidates[rng.IntN(len(candidates))] }
 	for round := range 200 {
 		want := map[netip.Prefix]*bgp.PathAttributes{}
 		var items []Route
