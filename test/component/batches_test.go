@@ -14,7 +14,7 @@ import (
 // community on half of its routes): the real GoBGP routers hold exactly their sets
 // after each step, and no session resets.
 func TestLargeExportChangesReachEachPeerWhole(t *testing.T) {
-	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	a, b := routersAB(t)
 	set := newTestSpeakers(t)
 	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, plain(pfxPod)), peerTo("b", b, 65020, plain(pfxPod))))
 	a.WaitEstablished(t, local, sessionTimeout)

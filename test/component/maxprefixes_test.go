@@ -15,7 +15,7 @@ import (
 // speaker stays up; raising the limit lets it back in at once, without a session reset
 // of the other peer.
 func TestMaxPrefixesHoldsThePeerDown(t *testing.T) {
-	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	a, b := routersAB(t)
 	for i := range 20 {
 		a.Originate(t, netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(i), 0}), 24))
 	}

@@ -51,6 +51,12 @@ func startRouter(t *testing.T, addr netip.Addr, asn uint32, opts ...gobgptest.Ne
 	return r
 }
 
+// routersAB starts router A (AS 65010) and router B (AS 65020).
+func routersAB(t *testing.T) (a, b *gobgptest.Router) {
+	t.Helper()
+	return startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
@@ -112,7 +118,7 @@ func waitRoutes(t *testing.T, r *gobgptest.Router, family bgp.Family, want ...ne
 }
 
 func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
-	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	a, b := routersAB(t)
 	set := newTestSpeakers(t)
 	podAttrs := bgp.PathAttributes{Communities: []uint32{65001<<16 | 100}, LargeCommunities: []bgp.LargeCommunity{{GlobalAdmin: 65001, LocalData1: 1, LocalData2: 2}}}
 	apply(t, set, desired("10.0.0.1", peerTo("a", a, 65010, bgp.Path{Prefix: pfxPod, Attributes: podAttrs}, plain(pfxPod6)), peerTo("b", b, 65020)))
@@ -141,7 +147,7 @@ func TestEachPeerGetsExactlyItsExportSet(t *testing.T) {
 }
 
 func TestUnrelatedChangesKeepSessionsAndHoldTimeResets(t *testing.T) {
-	a, b := startRouter(t, routerA, 65010), startRouter(t, routerB, 65020)
+	a, b := routersAB(t)
 	set := newTestSpeakers(t)
 	peerA := peerTo("a", a, 65010, plain(pfxPod))
 	apply(t, set, desired("10.0.0.1", peerA))
