@@ -84,14 +84,20 @@ func TestB1ColdBulk(t *testing.T) {
 			}
 			cpu0, frrCPU0 := procCPU(pids[name]), procCPU(l.frr.Proc.PID())
 			capture := startCapture(t, l.frr.Namespace(), "to-"+name)
-			saved := func() {}
-			if name == "kbgp" && pass == 0 {
-				saved = agent.cpuProfile(t, fmt.Sprintf("b1-agent-cpu-%d.prof", routes), b1ProfileFor(routes))
+			saved, perf := func() {}, func() string { return "" }
+			if name == "kbgp" {
+				if pass == 0 {
+					saved = agent.cpuProfile(t, fmt.Sprintf("b1-agent-cpu-%d.prof", routes), b1ProfileFor(routes))
+				}
+				perf = agent.profile(t, fmt.Sprintf("b1-agent-perf-%d-pass%d.data", routes, pass+1))
 			}
 			l.up(t, name)
 			ft := watchFullTable(t, l.frr, addr, routes, before.updates, 5*time.Minute)
 			cpu, frrCPU := procCPU(pids[name])-cpu0, procCPU(l.frr.Proc.PID())-frrCPU0
 			saved()
+			if report := perf(); report != "" {
+				t.Logf("pass %d kbgp : agent profile:\n%s", pass+1, report)
+			}
 			if name == "kbgp" {
 				alloc, gcs := agent.gcCounters(t)
 				if pass == 0 {

@@ -173,7 +173,7 @@ func runB2Step(t *testing.T, frr *netlab.FRR, peer string, agent *agentProcess, 
 	recSum0, rec0 := agent.reconcileTotals(t)
 	seen := make(chan prefixTimes, 1)
 	go func() { seen <- watchPrefixes(frr, block.String(), want, b2WaitPerChange) }()
-	stopProfile := agent.profile(t)
+	stopProfile := agent.profile(t, fmt.Sprintf("b2-agent-perf-%g.data", step.rate))
 	capture := startCapture(t, frr.Namespace(), "to-kbgp")
 	rec := pool.drive(t, step.rate, step.changes, 0, func(k int, cur []netip.Addr) []netip.Addr {
 		return append(append([]netip.Addr(nil), cur...), want[k])
