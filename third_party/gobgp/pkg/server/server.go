@@ -720,7 +720,10 @@ func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*tab
 	} else {
 		options.OldNextHop = path.GetNexthop()
 	}
-	path = table.UpdatePathAttrs(peer.fsm.logger, peer.fsm.gConf, peerInfo, path)
+	if sent := table.UpdatePathAttrs(peer.fsm.logger, peer.fsm.gConf, peerInfo, path); sent != path {
+		// sent is this call's own copy: the export policy changes it in place.
+		path, options.Owned = sent, sent
+	}
 
 	return path, options, false
 }

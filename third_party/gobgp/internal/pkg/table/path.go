@@ -645,6 +645,10 @@ func (s *attrTypeSet) set(t bgp.BGPAttrType) {
 	s[t/64] |= 1 << (t % 64)
 }
 
+func (s *attrTypeSet) clear(t bgp.BGPAttrType) {
+	s[t/64] &^= 1 << (t % 64)
+}
+
 // union adds the types of o, none when o is nil.
 func (s *attrTypeSet) union(o *attrTypeSet) {
 	if o != nil {
@@ -702,6 +706,12 @@ func (path *Path) getPathAttr(typ bgp.BGPAttrType) bgp.PathAttributeInterface {
 
 func (path *Path) setPathAttr(a bgp.PathAttributeInterface) {
 	path.attrsHash.Store(0)
+	// A type deleted at this step and set again is set: a policy's actions run on
+	// the step UpdatePathAttrs made (PolicyOptions.Owned), where a clone of it
+	// would have set the type over the deletion.
+	if path.dels != nil {
+		path.dels.clear(a.GetType())
+	}
 	if len(path.pathAttrs) == 0 {
 		path.pathAttrs = []bgp.PathAttributeInterface{a}
 	} else {

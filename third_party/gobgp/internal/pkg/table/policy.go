@@ -43,6 +43,11 @@ type PolicyOptions struct {
 	Info       *PeerInfo
 	OldNextHop netip.Addr
 	Validate   func(*Path) *Validation
+	// Owned is a path the caller made for this policy run and holds alone, such as
+	// the copy UpdatePathAttrs makes of a path on its way to a peer: a statement's
+	// actions change it in place instead of a clone of it (kbgp patch "one copy a
+	// sent path"). Any other path is cloned first, as upstream does.
+	Owned *Path
 }
 
 type DefinedType int
@@ -3673,7 +3678,9 @@ func (s *Statement) Apply(logger *slog.Logger, path *Path, options *PolicyOption
 	if result {
 		if len(s.ModActions) != 0 {
 			// apply all modification actions
-			path = path.Clone(path.IsWithdraw)
+			if options == nil || path != options.Owned {
+				path = path.Clone(path.IsWithdraw)
+			}
 			for _, action := range s.ModActions {
 				var err error
 				path, err = action.Apply(path, options)
