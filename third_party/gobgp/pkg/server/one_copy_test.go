@@ -29,7 +29,8 @@ func TestSentCopyOwnedByThePolicyRun(t *testing.T) {
 	}, time.Now(), false)
 
 	s := &BgpServer{logger: logger}
-	sent, options, stop := s.prePolicyFilterpath(to, path, nil)
+	options := &table.PolicyOptions{}
+	sent, stop := s.prePolicyFilterpath(to, path, nil, options)
 	require.False(t, stop)
 	require.NotSame(t, path, sent, "the path in the table is sent as it is")
 	require.Same(t, sent, options.Owned, "the export policy does not own the copy made for it")

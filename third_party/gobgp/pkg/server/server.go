@@ -186,6 +186,11 @@ type BgpServer struct {
 	shutdownWG    *sync.WaitGroup
 	runningCtx    context.Context
 	runningCancel context.CancelFunc
+
+	// validate is roaTable.Validate made once: a method value made where policy
+	// options are filled is an allocation for every path a policy runs on (kbgp
+	// patch "policy options a table walk").
+	validate func(*table.Path) *table.Validation
 }
 
 func NewBgpServer(opt ...ServerOption) *BgpServer {
@@ -215,6 +220,7 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		uuidMap:      make(map[string]uuid.UUID),
 		roaManager:   newROAManager(roaTable, logger),
 		roaTable:     roaTable,
+		validate:     roaTable.Validate,
 		logger:       logger,
 		logLevelVar:  lvl,
 		timingHook:   opts.timingHook,
@@ -628,7 +634,11 @@ func filterpath(peer *peer, path, old *table.Path) *table.Path {
 	return path
 }
 
-func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*table.Path, *table.PolicyOptions, bool) {
+// prePolicyFilterpath is what filterpath does before the export policy: it fills
+// options, which it resets first, for the policy to run with (kbgp patch "policy
+// options a table walk": a caller sending many paths fills the same options each
+// time, one allocation rather than one a path).
+func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path, options *table.PolicyOptions) (*table.Path, bool) {
 	// Special handling for RTM NLRI.
 	if path != nil && path.GetFamily() == bgp.RF_RTC_UC && !path.IsWithdraw {
 		// If the given "path" is locally generated and the same with "old", we
@@ -636,7 +646,7 @@ func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*tab
 		// infinite UPDATE loop between Route Reflector and its clients.
 		if path.IsLocal() && path.Equal(old) {
 			s.logger.Debug("given rtm nlri is already sent, skipping to advertise", slog.Any("Path", path))
-			return nil, nil, true
+			return nil, true
 		}
 
 		if old != nil && old.IsLocal() {
@@ -677,16 +687,16 @@ func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*tab
 	peerVrf := conf.Config.Vrf
 	if path != nil && peerVrf != "" {
 		if f := path.GetFamily(); f != bgp.RF_IPv4_VPN && f != bgp.RF_IPv6_VPN && f != bgp.RF_FS_IPv4_VPN && f != bgp.RF_FS_IPv6_VPN {
-			return nil, nil, true
+			return nil, true
 		}
 		vrf, ok := peer.localRib.GetVrf(peerVrf)
 		if !ok {
-			return nil, nil, true
+			return nil, true
 		}
 		if table.CanImportToVrf(vrf, path) {
 			path = path.ToLocal()
 		} else {
-			return nil, nil, true
+			return nil, true
 		}
 	}
 
@@ -696,17 +706,15 @@ func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*tab
 	}
 
 	if path = filterpath(peer, path, old); path == nil {
-		return nil, nil, true
+		return nil, true
 	}
 
 	peerInfo := peer.peerInfo.Load()
 	if peerInfo == nil {
-		return nil, nil, true
+		return nil, true
 	}
 
-	options := &table.PolicyOptions{
-		Info: peerInfo,
-	}
+	*options = table.PolicyOptions{Info: peerInfo, Validate: s.validate}
 	if path.IsLocal() && path.GetNexthop().IsUnspecified() {
 		// We need a special treatment for the locally-originated path
 		// with unspecified nexthop (0.0.0.0 or ::). In this case, the
@@ -725,7 +733,7 @@ func (s *BgpServer) prePolicyFilterpath(peer *peer, path, old *table.Path) (*tab
 		path, options.Owned = sent, sent
 	}
 
-	return path, options, false
+	return path, false
 }
 
 func (s *BgpServer) postFilterpath(peer *peer, path *table.Path) *table.Path {
@@ -754,11 +762,16 @@ func (s *BgpServer) postFilterpath(peer *peer, path *table.Path) *table.Path {
 }
 
 func (s *BgpServer) filterpath(peer *peer, path, old *table.Path) *table.Path {
-	path, options, stop := s.prePolicyFilterpath(peer, path, old)
+	return s.filterpathWith(peer, path, old, &table.PolicyOptions{})
+}
+
+// filterpathWith is filterpath with the policy options it fills given: a table
+// walk gives the same each time (kbgp patch "policy options a table walk").
+func (s *BgpServer) filterpathWith(peer *peer, path, old *table.Path, options *table.PolicyOptions) *table.Path {
+	path, stop := s.prePolicyFilterpath(peer, path, old, options)
 	if stop {
 		return nil
 	}
-	options.Validate = s.roaTable.Validate
 	path = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options)
 	// When 'path' is filtered (path == nil), check 'old' has been sent to this peer.
 	// If it has, send withdrawal to the peer.
@@ -1206,9 +1219,10 @@ func (s *BgpServer) sendTable(peer *peer, ts *tableSend, sliced bool) (more bool
 	}
 	batch := make([]*table.Path, 0, ts.size)
 	full := false
+	options := &table.PolicyOptions{}
 	filter := func(paths []*table.Path) {
 		for _, path := range paths {
-			p := s.filterpath(peer, path, nil)
+			p := s.filterpathWith(peer, path, nil, options)
 			if p == nil {
 				continue
 			}
@@ -1314,12 +1328,12 @@ func (s *BgpServer) sendSecondaryRoutes(peer *peer, newPath *table.Path, dsts []
 		return nil, nil
 	}
 
+	options := &table.PolicyOptions{}
 	f := func(path, old *table.Path) *table.Path {
-		path, options, stop := s.prePolicyFilterpath(peer, path, old)
+		path, stop := s.prePolicyFilterpath(peer, path, old, options)
 		if stop {
 			return nil
 		}
-		options.Validate = s.roaTable.Validate
 		path = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options)
 		if path != nil {
 			return s.postFilterpath(peer, path)
@@ -1455,7 +1469,7 @@ func (s *BgpServer) propagateUpdate(peer *peer, pathList []*table.Path) {
 			}
 
 			policyOptions := &table.PolicyOptions{
-				Validate: s.roaTable.Validate,
+				Validate: s.validate,
 			}
 
 			if !rs && peer != nil {
@@ -3205,7 +3219,7 @@ func (s *BgpServer) getAdjRib(addr string, family bgp.Family, in bool, enableFil
 				for _, path := range peer.adjRibIn.PathList([]bgp.Family{family}, true) {
 					pathLocalKey := path.GetLocalKey()
 					options := &table.PolicyOptions{
-						Validate: s.roaTable.Validate,
+						Validate: s.validate,
 					}
 					p := s.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_IMPORT, path, options)
 					if p == nil {
@@ -3232,13 +3246,13 @@ func (s *BgpServer) getAdjRib(addr string, family bgp.Family, in bool, enableFil
 				}
 			}
 			if enableFiltered {
+				options := &table.PolicyOptions{}
 				for _, path := range s.getPossibleBest(peer, family) {
 					pathLocalKey := path.GetLocalKey()
-					p, options, stop := s.prePolicyFilterpath(peer, path, nil)
+					p, stop := s.prePolicyFilterpath(peer, path, nil, options)
 					if stop {
 						continue
 					}
-					options.Validate = s.roaTable.Validate
 					if p = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, p, options); p == nil {
 						filtered[pathLocalKey] = table.PolicyFiltered
 					}

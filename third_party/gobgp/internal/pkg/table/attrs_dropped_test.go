@@ -68,5 +68,5 @@ func TestAttributesDroppedWithoutAList(t *testing.T) {
 	own := ownPath(t, "10.1.0.0/24")
 	allocs := testing.AllocsPerRun(100, func() { UpdatePathAttrs(logger, g, info, own) })
 	t.Logf("%.0f allocations a path", allocs)
-	require.LessOrEqual(t, allocs, 3.0, "allocations sending an own path to an eBGP peer")
+	require.LessOrEqual(t, allocs, 2.0, "allocations sending an own path to an eBGP peer: the copy and its attribute list (kbgp patch \"a sent path's attributes in one list\")")
 }

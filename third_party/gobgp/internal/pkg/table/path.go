@@ -256,6 +256,11 @@ func UpdatePathAttrs(logger *slog.Logger, global *oc.Global, info *PeerInfo, ori
 		return original
 	}
 	path := original.Clone(original.IsWithdraw)
+	// One list with room for what is set below (a NEXT_HOP and an AS_PATH to an
+	// eBGP peer) and for the export policy's actions, which change this copy in
+	// place (kbgp patch "a sent path's attributes in one list"): setPathAttr grew
+	// it from one slot to two and four, three allocations a path.
+	path.pathAttrs = make([]bgp.PathAttributeInterface, 0, 4)
 
 	// The attributes to drop are found without the list GetPathAttrs makes (kbgp
 	// patch "attributes dropped without a list"), and dropped after the walk.
@@ -712,17 +717,15 @@ func (path *Path) setPathAttr(a bgp.PathAttributeInterface) {
 	if path.dels != nil {
 		path.dels.clear(a.GetType())
 	}
-	if len(path.pathAttrs) == 0 {
-		path.pathAttrs = []bgp.PathAttributeInterface{a}
-	} else {
-		for i, b := range path.pathAttrs {
-			if a.GetType() == b.GetType() {
-				path.pathAttrs[i] = a
-				return
-			}
+	for i, b := range path.pathAttrs {
+		if a.GetType() == b.GetType() {
+			path.pathAttrs[i] = a
+			return
 		}
-		path.pathAttrs = append(path.pathAttrs, a)
 	}
+	// Appended also to an empty list, which may have room (UpdatePathAttrs makes
+	// its copy's list with room for four).
+	path.pathAttrs = append(path.pathAttrs, a)
 }
 
 func (path *Path) delPathAttr(typ bgp.BGPAttrType) {
