@@ -98,7 +98,14 @@ type sentTable[K comparable] struct {
 
 type sentShard[K comparable] struct {
 	mu sync.Mutex
-	m  map[K]any
+	// zero is the set of destinations sent path ID 0 alone, every destination of a
+	// peer without ADD-PATH send: a set's slot is its key, where a map to any took
+	// 16 bytes more for sentIDZero, and recording a destination is one map
+	// operation, where a look-up came first (kbgp patch "sent paths a set without
+	// path IDs").
+	zero map[K]struct{}
+	// ids holds the destinations sent other path IDs.
+	ids map[K]pathIDSet
 }
 
 func (t *sentTable[K]) shard(key K) *sentShard[K] {
@@ -109,33 +116,41 @@ func (t *sentTable[K]) ids(key K) (any, bool) {
 	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	v, ok := sh.m[key]
-	return v, ok
+	if _, ok := sh.zero[key]; ok {
+		return sentIDZero{}, true
+	}
+	if ids, ok := sh.ids[key]; ok {
+		return ids, true
+	}
+	return nil, false
 }
 
-// add adds id to key's entry: sentIDZero for ID 0 alone, else a pathIDSet (changed
-// in place once there is one).
+// add adds id to key's entry: in the set of destinations sent ID 0 alone, else in
+// a pathIDSet (changed in place once there is one).
 func (t *sentTable[K]) add(key K, id uint32) {
 	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.m == nil {
-		sh.m = map[K]any{}
-	}
-	switch ids := sh.m[key].(type) {
-	case nil:
-		if id == 0 {
-			sh.m[key] = sentIDZero{}
-		} else {
-			sh.m[key] = pathIDSet{id: {}}
-		}
-	case sentIDZero:
-		if id != 0 {
-			sh.m[key] = pathIDSet{0: {}, id: {}}
-		}
-	case pathIDSet:
+	if ids, ok := sh.ids[key]; ok {
 		ids[id] = struct{}{}
+		return
 	}
+	if id == 0 {
+		if sh.zero == nil {
+			sh.zero = map[K]struct{}{}
+		}
+		sh.zero[key] = struct{}{}
+		return
+	}
+	ids := pathIDSet{id: {}}
+	if _, ok := sh.zero[key]; ok {
+		delete(sh.zero, key)
+		ids[0] = struct{}{}
+	}
+	if sh.ids == nil {
+		sh.ids = map[K]pathIDSet{}
+	}
+	sh.ids[key] = ids
 }
 
 // remove removes id from key's entry, and the entry when it held no other.
@@ -143,15 +158,16 @@ func (t *sentTable[K]) remove(key K, id uint32) {
 	sh := t.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	switch ids := sh.m[key].(type) {
-	case sentIDZero:
+	if _, ok := sh.zero[key]; ok {
 		if id == 0 {
-			delete(sh.m, key)
+			delete(sh.zero, key)
 		}
-	case pathIDSet:
+		return
+	}
+	if ids, ok := sh.ids[key]; ok {
 		delete(ids, id)
 		if len(ids) == 0 {
-			delete(sh.m, key)
+			delete(sh.ids, key)
 		}
 	}
 }
@@ -160,7 +176,7 @@ func (t *sentTable[K]) clear() {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
-		sh.m = nil
+		sh.zero, sh.ids = nil, nil
 		sh.mu.Unlock()
 	}
 }
@@ -170,7 +186,7 @@ func (t *sentTable[K]) len() int {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
-		n += len(sh.m)
+		n += len(sh.zero) + len(sh.ids)
 		sh.mu.Unlock()
 	}
 	return n
