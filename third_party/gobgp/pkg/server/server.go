@@ -2709,6 +2709,7 @@ func (s *BgpServer) AddPath(req apiutil.AddPathRequest) ([]apiutil.AddPathRespon
 	resps := make([]apiutil.AddPathResponse, len(req.Paths))
 	var lastErr error
 	err := s.mgmtOperation(func() error {
+		var last *table.Path
 		for i, p := range req.Paths {
 			if p == nil {
 				lastErr = errors.New("path is nil")
@@ -2720,6 +2721,15 @@ func (s *BgpServer) AddPath(req apiutil.AddPathRequest) ([]apiutil.AddPathRespon
 				lastErr = err
 				resps[i].Error = err
 				continue
+			}
+			// Unicast paths outside VRFs share their attribute list with the last path
+			// added when they hold the same values (kbgp patch "api paths share their
+			// attribute list"): fixupApiPath changes only VRF and EVPN paths' lists.
+			if f := path.GetFamily(); !isVRF && (f == bgp.RF_IPv4_UC || f == bgp.RF_IPv6_UC) {
+				if last != nil {
+					path.ShareAttrs(last)
+				}
+				last = path
 			}
 
 			err = s.addPathList(req.VRFID, []*table.Path{path})
