@@ -224,12 +224,18 @@ func (a *agentProcess) cpuProfile(t *testing.T, name string, d time.Duration) (w
 	return func() { <-done }
 }
 
-// profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set, until the
-// returned stop is called; stop returns perf's report: the functions with at least 3%
-// of the samples, their callees included, which says where a scenario's time goes.
+// profile samples the agent's CPU with perf(1) when $KBGP_BENCH_PERF is set (see
+// perfRecord).
+func (a *agentProcess) profile(t *testing.T, name string) (stop func() string) {
+	return perfRecord(t, a.proc.PID(), name)
+}
+
+// perfRecord samples process pid's CPU with perf(1) when $KBGP_BENCH_PERF is set, until
+// the returned stop is called; stop returns perf's report: the functions with at least
+// 3% of the samples, their callees included, which says where a scenario's time goes.
 // perf's data is kept as $KBGP_BENCH_PROFILE_DIR/name when that is set, for a closer
 // look (perf report -i). Without $KBGP_BENCH_PERF stop returns "".
-func (a *agentProcess) profile(t *testing.T, name string) (stop func() string) {
+func perfRecord(t *testing.T, pid int, name string) (stop func() string) {
 	if os.Getenv("KBGP_BENCH_PERF") == "" {
 		return func() string { return "" }
 	}
@@ -239,7 +245,7 @@ func (a *agentProcess) profile(t *testing.T, name string) (stop func() string) {
 	}
 	data := filepath.Join(dir, name)
 	// 1999 Hz: a bulk pass is a few hundred milliseconds of CPU.
-	rec := exec.Command("perf", "record", "-q", "-F", "1999", "-g", "-p", strconv.Itoa(a.proc.PID()), "-o", data)
+	rec := exec.Command("perf", "record", "-q", "-F", "1999", "-g", "-p", strconv.Itoa(pid), "-o", data)
 	if err := rec.Start(); err != nil {
 		t.Fatalf("perf record: %v", err)
 	}
