@@ -7,7 +7,8 @@
 # - packages: the GoBGP packages kbgp builds (`go list -deps ./...` against the
 #   published module), their .go files without tests, plus LICENSE, go.mod and go.sum;
 #   for the packages a patch changes, upstream's tests as well (hack/go-test.sh runs
-#   them), with the configuration reference pkg/config/oc's tests read.
+#   them), with the files those tests read: their testdata, and the configuration
+#   reference pkg/config/oc's tests read.
 # - patches: hack/gobgp/patches/*.patch, applied in the order of their numbers.
 #
 #   hack/gobgp/rebuild.sh       rebuild and compare; exit 1 on a difference
@@ -40,6 +41,11 @@ for pkg in $pkgs; do
 		case $f in *_test.go) grep -qx "$pkg" <<<"$tested" || continue ;; esac
 		cp "$f" "$work/$pkg/"
 	done
+	# The files upstream's tests of a patched package read (pkg/packet/bgp's
+	# testdata: messages of bad lengths).
+	if [ -d "$src/$pkg/testdata" ] && grep -qx "$pkg" <<<"$tested"; then
+		cp -R "$src/$pkg/testdata" "$work/$pkg/"
+	fi
 done
 cp "$src/LICENSE" "$src/go.mod" "$src/go.sum" "$work/"
 # The one document upstream's tests of pkg/config/oc read (the configuration

@@ -16534,6 +16534,22 @@ type BGPUpdate struct {
 	NLRI                  []PathNLRI
 }
 
+// prefixCount is how many prefixes data holds in the encoding of an UPDATE's
+// withdrawn routes and NLRI fields (each a path ID of addpathLen bytes, a length
+// in bits, then that many bits in whole bytes), counting a last one cut short: the
+// capacity of the list they are decoded into (kbgp patch "an UPDATE's prefixes
+// decoded into a list of their number"). The NLRI list grew from empty, by a
+// quarter at a time once large, so about five times its size was allocated; the
+// withdrawn routes' list was made with a slot a byte, five for a /32. Malformed
+// data only makes the capacity wrong; the decoding rejects it.
+func prefixCount(data []byte, addpathLen int) int {
+	n := 0
+	for i := addpathLen; i < len(data); i += addpathLen + 1 + (int(data[i])+7)/8 {
+		n++
+	}
+	return n
+}
+
 func (msg *BGPUpdate) DecodeFromBytes(data []byte, options ...*MarshallingOption) error {
 	var strongestError error
 
@@ -16559,7 +16575,7 @@ func (msg *BGPUpdate) DecodeFromBytes(data []byte, options ...*MarshallingOption
 		addpathLen = 4
 	}
 
-	msg.WithdrawnRoutes = make([]PathNLRI, 0, msg.WithdrawnRoutesLen)
+	msg.WithdrawnRoutes = make([]PathNLRI, 0, prefixCount(data[:msg.WithdrawnRoutesLen], addpathLen))
 	for routelen := msg.WithdrawnRoutesLen; routelen > 0; {
 		id := uint32(0)
 		if addpathLen != 0 {
@@ -16659,7 +16675,7 @@ func (msg *BGPUpdate) DecodeFromBytes(data []byte, options ...*MarshallingOption
 		}
 	}
 
-	msg.NLRI = make([]PathNLRI, 0)
+	msg.NLRI = make([]PathNLRI, 0, prefixCount(data, addpathLen))
 	for restlen := len(data); restlen > 0; {
 		id := uint32(0)
 		if addpathLen != 0 {
