@@ -88,7 +88,8 @@ func TestB8ServiceToRoute(t *testing.T) {
 	}
 	defer server.Stop()
 	l := newPeerLab(t, false, "kbgp")
-	kbgpNode(t, server, l)
+	agent := kbgpNode(t, server, l)
+	procs := b8Processes{apiserver: childPID("kube-apiserver"), etcd: childPID("etcd"), agent: agent.proc.PID(), frr: l.frr.Proc.PID()}
 	mustCreate(t, server.Client, serviceAdvertisement(kbgpv1.ServiceLoadBalancerIP))
 	// The operator deletes node configs no cluster config selects: this one renders
 	// the node config kbgpNode wrote, unchanged.
@@ -124,9 +125,10 @@ func TestB8ServiceToRoute(t *testing.T) {
 	t.Logf("| rate asked | rate achieved | Services | p50 | p99 | max | address in status p50 / p99 | no address | never at FRR | duplicate addresses | create call p50 / p99 | longest poll gap | load |")
 	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for i, step := range b8Steps() {
-		before := requests.snapshot()
+		before, cpu0, start := requests.snapshot(), procs.cpu(), time.Now()
 		r := runB8Step(t, c, l.frr, s.addr, i, step)
 		t.Logf("operator requests during step %d: %s", i, requests.since(before))
+		t.Logf("CPU during step %d: %s", i, procs.cpu().since(cpu0).String(time.Since(start)))
 		t.Logf("step %d wall clock from the first create call: last create call made at %s, last address in status at %s, last route at FRR at %s; create call returned → address in status p50 %s, p99 %s, max %s; → route at FRR p50 %s, p99 %s, max %s",
 			i, ms(r.wall.created), ms(r.wall.assigned), ms(r.wall.routed), ms(r.afterCreate.median()), ms(r.afterCreate.quantile(0.99)), ms(r.afterCreate.quantile(1)),
 			ms(r.routedAfterCreate.median()), ms(r.routedAfterCreate.quantile(0.99)), ms(r.routedAfterCreate.quantile(1)))
