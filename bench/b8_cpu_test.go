@@ -4,9 +4,6 @@ package bench
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -23,7 +20,7 @@ type b8CPU struct {
 type b8Processes struct{ apiserver, etcd, agent, frr int }
 
 func (p b8Processes) cpu() b8CPU {
-	self, reaped := selfCPU()
+	self, reaped := statCPU("/proc/self/stat")
 	return b8CPU{apiserver: procCPU(p.apiserver), etcd: procCPU(p.etcd), agent: procCPU(p.agent), frr: procCPU(p.frr), bench: self, reaped: reaped}
 }
 
@@ -36,18 +33,4 @@ func (c b8CPU) String(wall time.Duration) string {
 	core := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()/wall.Seconds()) }
 	return fmt.Sprintf("API server %s, etcd %s, agent %s, FRR %s, benchmark process (operator, client, polls) %s, its reaped children (vtysh, tcpdump) %s cores over %s",
 		core(c.apiserver), core(c.etcd), core(c.agent), core(c.frr), core(c.bench), core(c.reaped), ms(wall))
-}
-
-// selfCPU is this process's CPU and that of its children it has waited for.
-func selfCPU() (self, reaped time.Duration) {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, 0
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	ticks := func(i int) time.Duration {
-		n, _ := strconv.ParseInt(f[i], 10, 64)
-		return time.Duration(n) * (time.Second / clockTicks)
-	}
-	return ticks(11) + ticks(12), ticks(13) + ticks(14)
 }

@@ -95,15 +95,24 @@ func procRSS(pid int) (rss, hwm int64, err error) {
 
 // procCPU is a process's user + system CPU time.
 func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	own, _ := statCPU(fmt.Sprintf("/proc/%d/stat", pid))
+	return own
+}
+
+// statCPU reads a /proc/PID/stat file's CPU times: the process's own (user + system)
+// and that of the children it has waited for; zero when the file cannot be read.
+func statCPU(path string) (own, reaped time.Duration) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// Fields after the command name (which may hold spaces) start after the last ')'.
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / clockTicks)
+	ticks := func(i int) time.Duration {
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		return time.Duration(n) * (time.Second / clockTicks)
+	}
+	return ticks(11) + ticks(12), ticks(13) + ticks(14)
 }
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times on Linux.
